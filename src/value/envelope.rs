@@ -1,0 +1,94 @@
+//! The typed envelope `(type, bytes)` stored in `checkpoints.type/checkpoint` and
+//! `writes.type/value` (spec §12.1).
+
+use super::ValueError;
+use rmpv::Value;
+
+/// Deepest nesting accepted when decoding msgpack; deeper input is reported as corrupt instead of
+/// exhausting the stack.
+pub const MAX_DEPTH: usize = 512;
+
+/// A decoded envelope. `Msgpack` holds the structural value (ext types kept as
+/// [`Value::Ext`]); see [`super::to_view`] for the JSON view.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Typed {
+    /// `type='null'`: Python `None`.
+    Null,
+    /// `type='bytes'`.
+    Bytes(Vec<u8>),
+    /// `type='bytearray'`.
+    ByteArray(Vec<u8>),
+    /// `type='msgpack'`, or `type='json'` converted to the same structural form.
+    Value(Value),
+    /// `type='pickle'`: never unpickled, kept opaque.
+    Pickle(Vec<u8>),
+}
+
+impl Typed {
+    /// Decode `(type, bytes)` the way `JsonPlusSerializer.loads_typed` accepts them, without
+    /// reviving any Python object.
+    pub fn decode(type_: &str, bytes: &[u8]) -> Result<Typed, ValueError> {
+        match type_ {
+            "null" => Ok(Typed::Null),
+            "bytes" => Ok(Typed::Bytes(bytes.to_vec())),
+            "bytearray" => Ok(Typed::ByteArray(bytes.to_vec())),
+            "pickle" => Ok(Typed::Pickle(bytes.to_vec())),
+            "msgpack" => decode_msgpack(bytes).map(Typed::Value),
+            "json" => {
+                let j: serde_json::Value =
+                    serde_json::from_slice(bytes).map_err(|e| ValueError::Json(e.to_string()))?;
+                Ok(Typed::Value(super::view::from_json_envelope(&j)?))
+            }
+            other => Err(ValueError::UnknownType(other.to_string())),
+        }
+    }
+
+    /// Encode the way `JsonPlusSerializer.dumps_typed` does: `None` -> `("null", b"")`,
+    /// everything else msgpack.
+    pub fn encode(&self) -> (&'static str, Vec<u8>) {
+        match self {
+            Typed::Null => ("null", Vec::new()),
+            Typed::Bytes(b) => ("bytes", b.clone()),
+            Typed::ByteArray(b) => ("bytearray", b.clone()),
+            Typed::Pickle(b) => ("pickle", b.clone()),
+            Typed::Value(Value::Nil) => ("null", Vec::new()),
+            Typed::Value(v) => ("msgpack", encode_msgpack(v)),
+        }
+    }
+
+    /// The value as a msgpack value: `None` is nil, top-level bytes become bin.
+    pub fn into_value(self) -> Value {
+        match self {
+            Typed::Null => Value::Nil,
+            Typed::Bytes(b) | Typed::ByteArray(b) => Value::Binary(b),
+            Typed::Pickle(b) => Value::Ext(crate::value::ext::PICKLE_PSEUDO_EXT, b),
+            Typed::Value(v) => v,
+        }
+    }
+
+    pub fn as_value(&self) -> Option<&Value> {
+        match self {
+            Typed::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// Decode one msgpack value that must span the whole buffer.
+pub fn decode_msgpack(bytes: &[u8]) -> Result<Value, ValueError> {
+    let mut rd = bytes;
+    let v = rmpv::decode::read_value_with_max_depth(&mut rd, MAX_DEPTH)
+        .map_err(|e| ValueError::Msgpack(e.to_string()))?;
+    if !rd.is_empty() {
+        return Err(ValueError::Trailing(rd.len()));
+    }
+    Ok(v)
+}
+
+/// Encode with the smallest standard encodings, as ormsgpack does (ints by magnitude, floats
+/// always float64 when the value holds an F64, fixext framing when the length allows).
+pub fn encode_msgpack(v: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    rmpv::encode::write_value(&mut out, v).expect("writing to a Vec cannot fail");
+    out
+}

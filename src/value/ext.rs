@@ -1,0 +1,230 @@
+//! Msgpack extension types written by `JsonPlusSerializer` (spec §12.3), read structurally.
+//!
+//! Every code 0–5 carries a msgpack payload `[module, name, arg, (method)]`; nothing here imports
+//! or instantiates anything: the module and class names are kept as strings.
+
+use super::envelope::decode_msgpack;
+use rmpv::Value;
+
+pub const EXT_CONSTRUCTOR_SINGLE_ARG: i8 = 0;
+pub const EXT_CONSTRUCTOR_POS_ARGS: i8 = 1;
+pub const EXT_CONSTRUCTOR_KW_ARGS: i8 = 2;
+pub const EXT_METHOD_SINGLE_ARG: i8 = 3;
+pub const EXT_PYDANTIC_V1: i8 = 4;
+pub const EXT_PYDANTIC_V2: i8 = 5;
+pub const EXT_NUMPY_ARRAY: i8 = 6;
+pub const EXT_DELTA_SNAPSHOT: i8 = 7;
+/// Not a LangGraph code: marks an opaque `pickle` envelope when it has to live inside a value.
+pub const PICKLE_PSEUDO_EXT: i8 = -128;
+
+/// A decoded extension: `Ext(code, msgpack(payload))`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ext {
+    /// Codes 0–5 with the expected `[module, name, arg, ...]` shape.
+    Constructor {
+        code: i8,
+        module: String,
+        name: String,
+        arg: Value,
+        method: Option<String>,
+    },
+    /// Code 6.
+    Numpy {
+        dtype: String,
+        shape: Vec<Value>,
+        order: String,
+        data: Vec<u8>,
+    },
+    /// Code 7.
+    DeltaSnapshot(Value),
+    /// Anything else (unknown code, payload of an unexpected shape, undecodable payload).
+    Opaque { code: i8, data: Vec<u8> },
+}
+
+fn as_str(v: &Value) -> Option<String> {
+    v.as_str().map(str::to_string)
+}
+
+impl Ext {
+    pub fn parse(code: i8, data: &[u8]) -> Ext {
+        let opaque = || Ext::Opaque {
+            code,
+            data: data.to_vec(),
+        };
+        if !(0..=7).contains(&code) {
+            return opaque();
+        }
+        let Ok(payload) = decode_msgpack(data) else {
+            return opaque();
+        };
+        match code {
+            EXT_DELTA_SNAPSHOT => Ext::DeltaSnapshot(payload),
+            EXT_NUMPY_ARRAY => match payload {
+                Value::Array(mut a) if a.len() == 4 => {
+                    let data = match a.pop() {
+                        Some(Value::Binary(b)) => b,
+                        _ => return opaque(),
+                    };
+                    let order = a.pop().and_then(|v| as_str(&v));
+                    let shape = match a.pop() {
+                        Some(Value::Array(s)) => s,
+                        _ => return opaque(),
+                    };
+                    let dtype = a.pop().and_then(|v| as_str(&v));
+                    match (dtype, order) {
+                        (Some(dtype), Some(order)) => Ext::Numpy {
+                            dtype,
+                            shape,
+                            order,
+                            data,
+                        },
+                        _ => opaque(),
+                    }
+                }
+                _ => opaque(),
+            },
+            _ => match payload {
+                Value::Array(a) if a.len() >= 3 => {
+                    let (Some(module), Some(name)) = (as_str(&a[0]), as_str(&a[1])) else {
+                        return opaque();
+                    };
+                    let method = a.get(3).and_then(as_str);
+                    let mut it = a.into_iter();
+                    let arg = it.nth(2).unwrap_or(Value::Nil);
+                    Ext::Constructor {
+                        code,
+                        module,
+                        name,
+                        arg,
+                        method,
+                    }
+                }
+                _ => opaque(),
+            },
+        }
+    }
+
+    /// `module.name` for constructor-style extensions.
+    pub fn qualname(&self) -> Option<String> {
+        match self {
+            Ext::Constructor { module, name, .. } => Some(format!("{module}.{name}")),
+            _ => None,
+        }
+    }
+}
+
+/// `langgraph.types.Interrupt` (ext 2, fields value/id/response_schema), as stored in INTERRUPT
+/// writes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interrupt {
+    pub value: Value,
+    pub id: String,
+    pub response_schema: Value,
+}
+
+impl Interrupt {
+    /// Read an Interrupt from its msgpack form. Legacy payloads with `ns` and no `id` get the id
+    /// `xxh3_128_hexdigest("|".join(ns))` (spec §5.6).
+    pub fn from_value(v: &Value) -> Option<Interrupt> {
+        let Value::Ext(code, data) = v else {
+            return None;
+        };
+        let Ext::Constructor {
+            module, name, arg, ..
+        } = Ext::parse(*code, data)
+        else {
+            return None;
+        };
+        if module != "langgraph.types" || name != "Interrupt" {
+            return None;
+        }
+        let Value::Map(fields) = arg else {
+            return None;
+        };
+        let get = |k: &str| {
+            fields
+                .iter()
+                .find(|(fk, _)| fk.as_str() == Some(k))
+                .map(|(_, v)| v.clone())
+        };
+        let id = match get("id").as_ref().and_then(Value::as_str) {
+            Some(id) => id.to_string(),
+            None => {
+                let ns: Vec<String> = match get("ns") {
+                    Some(Value::Array(parts)) => parts
+                        .iter()
+                        .filter_map(|p| p.as_str().map(str::to_string))
+                        .collect(),
+                    _ => return None,
+                };
+                crate::ids::xxh3_hex(ns.join("|").as_bytes())
+            }
+        };
+        Some(Interrupt {
+            value: get("value").unwrap_or(Value::Nil),
+            id,
+            response_schema: get("response_schema").unwrap_or(Value::Nil),
+        })
+    }
+
+    /// The msgpack form LangGraph writes: `Ext(2, ["langgraph.types","Interrupt",{value,id,response_schema}])`.
+    pub fn to_value(&self) -> Value {
+        constructor(
+            EXT_CONSTRUCTOR_KW_ARGS,
+            "langgraph.types",
+            "Interrupt",
+            Value::Map(vec![
+                ("value".into(), self.value.clone()),
+                ("id".into(), Value::from(self.id.as_str())),
+                ("response_schema".into(), self.response_schema.clone()),
+            ]),
+            None,
+        )
+    }
+}
+
+/// `langgraph.types.Send` (ext 1, `[node, arg]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Send {
+    pub node: String,
+    pub arg: Value,
+}
+
+impl Send {
+    pub fn from_value(v: &Value) -> Option<Send> {
+        let Value::Ext(code, data) = v else {
+            return None;
+        };
+        match Ext::parse(*code, data) {
+            Ext::Constructor {
+                module, name, arg, ..
+            } if module == "langgraph.types" && name == "Send" => match arg {
+                Value::Array(a) if a.len() >= 2 => Some(Send {
+                    node: a[0].as_str()?.to_string(),
+                    arg: a[1].clone(),
+                }),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn to_value(&self) -> Value {
+        constructor(
+            EXT_CONSTRUCTOR_POS_ARGS,
+            "langgraph.types",
+            "Send",
+            Value::Array(vec![Value::from(self.node.as_str()), self.arg.clone()]),
+            None,
+        )
+    }
+}
+
+/// Build a constructor-style extension value.
+pub fn constructor(code: i8, module: &str, name: &str, arg: Value, method: Option<&str>) -> Value {
+    let mut payload = vec![Value::from(module), Value::from(name), arg];
+    if let Some(m) = method {
+        payload.push(Value::from(m));
+    }
+    Value::Ext(code, super::encode_msgpack(&Value::Array(payload)))
+}

@@ -1,0 +1,355 @@
+//! Human-readable output: aligned columns, colour only on a TTY and without NO_COLOR.
+
+use crate::inspect::Thread;
+use crate::snapshot::{Snapshot, TaskResult, WriteKind};
+use crate::store::ThreadSummary;
+use crate::value::{to_view, ViewOptions};
+use crossterm::style::{Color, Stylize};
+use std::io::{IsTerminal, Write};
+
+pub fn color_enabled() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+fn paint(s: &str, c: Color, color: bool) -> String {
+    if color {
+        s.with(c).to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn bold(s: &str, color: bool) -> String {
+    if color {
+        s.bold().to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn dim(s: &str, color: bool) -> String {
+    if color {
+        s.dark_grey().to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+/// The colour of each write type (shared with the TUI theme's meaning).
+pub fn kind_color(k: WriteKind) -> Color {
+    match k {
+        WriteKind::Interrupt => Color::Magenta,
+        WriteKind::Resume => Color::Green,
+        WriteKind::Error => Color::Red,
+        WriteKind::Scheduled => Color::Blue,
+        WriteKind::Write => Color::Reset,
+    }
+}
+
+/// One-line preview of a JSON view, cut at `max` characters.
+pub fn preview(j: &serde_json::Value, max: usize) -> String {
+    let s = serde_json::to_string(j).unwrap_or_default();
+    if s.chars().count() <= max {
+        s
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+fn short_id(id: &str) -> String {
+    // uuid6 ids share their time prefix; the clock-seq and node groups tell them apart.
+    if id.len() == 36 {
+        format!("{}…{}", &id[..8], &id[24..])
+    } else {
+        id.to_string()
+    }
+}
+
+fn pad(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n >= w {
+        s.to_string()
+    } else {
+        format!("{s}{}", " ".repeat(w - n))
+    }
+}
+
+pub fn threads_header(color: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        bold(
+            &format!(
+                "{}  {:>11}  {:>9}  {}",
+                pad("THREAD", 24),
+                "CHECKPOINTS",
+                "SUBGRAPH",
+                "LATEST"
+            ),
+            color
+        )
+    )
+}
+
+pub fn thread_line(t: &ThreadSummary, _color: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}  {:>11}  {:>9}  {}",
+        pad(&t.thread_id, 24),
+        t.checkpoints,
+        t.subgraph_checkpoints,
+        t.latest_checkpoint_id
+    )
+}
+
+pub fn history_header(th: &Thread, color: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    let ns = if th.ns.is_empty() {
+        String::new()
+    } else {
+        format!("  ns {}", th.ns)
+    };
+    writeln!(
+        out,
+        "{}",
+        bold(&format!("thread {}{ns}", th.thread_id), color)
+    )?;
+    writeln!(
+        out,
+        "{}",
+        bold(
+            &format!(
+                "{:>5}  {}  {}  {}  {}  {}",
+                "STEP",
+                pad("SOURCE", 6),
+                pad("CHECKPOINT", 36),
+                pad("PARENT", 21),
+                pad("NEXT", 16),
+                "WRITES / INTERRUPTS"
+            ),
+            color
+        )
+    )
+}
+
+pub fn history_line(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    let source = s
+        .metadata
+        .get("source")
+        .and_then(|v| v.as_str())
+        .unwrap_or("?");
+    let mut counts: Vec<String> = Vec::new();
+    for k in [
+        WriteKind::Interrupt,
+        WriteKind::Resume,
+        WriteKind::Error,
+        WriteKind::Write,
+    ] {
+        let n = s.pending_writes.iter().filter(|w| w.kind == k).count();
+        if n > 0 {
+            counts.push(paint(&format!("{n} {}", k.label()), kind_color(k), color));
+        }
+    }
+    let next = if s.next.is_empty() {
+        "-".to_string()
+    } else {
+        s.next.join(",")
+    };
+    writeln!(
+        out,
+        "{:>5}  {}  {}  {}  {}  {}",
+        s.step,
+        pad(source, 6),
+        s.checkpoint_id,
+        pad(
+            &s.parent_checkpoint_id
+                .as_deref()
+                .map(short_id)
+                .unwrap_or_else(|| "-".into()),
+            21
+        ),
+        pad(&next, 16),
+        counts.join(" ")
+    )
+}
+
+pub fn snapshot(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    let opts = ViewOptions::default();
+    let source = s
+        .metadata
+        .get("source")
+        .and_then(|v| v.as_str())
+        .unwrap_or("?");
+    let ns = if s.checkpoint_ns.is_empty() {
+        String::new()
+    } else {
+        format!("  ns {}", s.checkpoint_ns)
+    };
+    writeln!(
+        out,
+        "{}",
+        bold(
+            &format!(
+                "thread {}{ns}  checkpoint {}  step {} ({source}){}",
+                s.thread_id,
+                s.checkpoint_id,
+                s.step,
+                if s.live { "  [live]" } else { "" }
+            ),
+            color
+        )
+    )?;
+    writeln!(out, "created  {}", s.created_at)?;
+    writeln!(
+        out,
+        "parent   {}",
+        s.parent_checkpoint_id.as_deref().unwrap_or("-")
+    )?;
+    writeln!(
+        out,
+        "metadata {}",
+        serde_json::Value::Object(s.metadata.clone())
+    )?;
+    writeln!(out, "{}", bold("values", color))?;
+    let w = s
+        .values
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
+    if s.values.is_empty() {
+        writeln!(out, "  (none)")?;
+    }
+    for (k, v) in &s.values {
+        writeln!(out, "  {}  {}", pad(k, w), preview(&to_view(v, opts), 2000))?;
+    }
+    let next = if s.next.is_empty() {
+        "(none: nothing to run)".to_string()
+    } else {
+        s.next.join(", ")
+    };
+    writeln!(out, "{} {next}", bold("next  ", color))?;
+    if !s.tasks.is_empty() {
+        writeln!(out, "{}", bold("tasks", color))?;
+        let nw = s
+            .tasks
+            .iter()
+            .map(|t| t.name.chars().count())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        for t in &s.tasks {
+            let status = if t.error.is_some() && !t.finished {
+                paint("error", Color::Red, color)
+            } else if !t.interrupts.is_empty() && !t.finished {
+                paint("interrupted", Color::Magenta, color)
+            } else if t.finished {
+                paint("done", Color::Green, color)
+            } else {
+                "pending".to_string()
+            };
+            let mut extra = String::new();
+            if let Some(e) = &t.error {
+                extra.push_str(&format!("  error={}", preview(&e.view(opts), 120)));
+            }
+            if let Some(r) = &t.result {
+                let j = match r {
+                    TaskResult::Return(v) => to_view(v, opts),
+                    TaskResult::Writes(w) => serde_json::Value::Object(
+                        w.iter()
+                            .map(|(k, v)| (k.clone(), to_view(v, opts)))
+                            .collect(),
+                    ),
+                };
+                extra.push_str(&format!("  result={}", preview(&j, 120)));
+            }
+            writeln!(
+                out,
+                "  {}  {}  {}{extra}",
+                t.id,
+                pad(&t.name, nw),
+                pad(&status, 11)
+            )?;
+        }
+    }
+    let interrupts: Vec<_> = s.interrupts().collect();
+    if !interrupts.is_empty() {
+        writeln!(out, "{}", bold("interrupts", color))?;
+        for i in interrupts {
+            writeln!(
+                out,
+                "  {}  {}",
+                paint(&i.id, Color::Magenta, color),
+                preview(&to_view(&i.value, opts), 200)
+            )?;
+        }
+    }
+    if !s.pending_writes.is_empty() {
+        writeln!(out, "{}", bold("pending writes", color))?;
+        let cw = s
+            .pending_writes
+            .iter()
+            .map(|p| p.channel.chars().count())
+            .max()
+            .unwrap_or(7);
+        for p in &s.pending_writes {
+            let node = s
+                .tasks
+                .iter()
+                .find(|t| t.id == p.task_id)
+                .map(|t| t.name.clone())
+                .unwrap_or_else(|| {
+                    if p.task_id == crate::ids::NULL_TASK_ID {
+                        "(input)".into()
+                    } else {
+                        p.task_path.clone()
+                    }
+                });
+            writeln!(
+                out,
+                "  {}  {}  {:>3}  {}  {}  {}",
+                short_id(&p.task_id),
+                pad(&node, 12),
+                p.idx,
+                pad(&p.channel, cw),
+                paint(&pad(p.kind.label(), 9), kind_color(p.kind), color),
+                write_preview(p, opts)
+            )?;
+        }
+    }
+    if !s.warnings.is_empty() {
+        writeln!(
+            out,
+            "{}",
+            paint("warnings (DB-only derivation)", Color::Yellow, color)
+        )?;
+        for w in &s.warnings {
+            writeln!(out, "  {}: {}", w.field, w.message)?;
+        }
+    }
+    Ok(())
+}
+
+/// An INTERRUPT write reads better as its questions and ids than as raw Interrupt objects.
+fn write_preview(p: &crate::snapshot::PendingWrite, opts: ViewOptions) -> String {
+    if p.kind == WriteKind::Interrupt {
+        if let Some(rmpv::Value::Array(items)) = p.value.as_value() {
+            let parts: Vec<String> = items
+                .iter()
+                .filter_map(crate::value::Interrupt::from_value)
+                .map(|i| {
+                    format!(
+                        "{} (id {})",
+                        preview(&to_view(&i.value, opts), 60),
+                        &i.id[..i.id.len().min(8)]
+                    )
+                })
+                .collect();
+            if parts.len() == items.len() && !parts.is_empty() {
+                return parts.join("; ");
+            }
+        }
+    }
+    preview(&p.value.view(opts), 100)
+}

@@ -1,0 +1,159 @@
+//! `threads`, `history`, `show`, and the overview printed without a subcommand.
+
+use super::{human, CliError};
+use crate::cli::{HistoryArgs, ShowArgs, ThreadSel};
+use crate::inspect::Thread;
+use crate::snapshot::topology::Topology;
+use crate::store::{Mode, Store};
+use crate::value::ViewOptions;
+use std::io::Write;
+use std::path::Path;
+
+const PAGE: usize = 200;
+
+fn open(db: &Path) -> Result<Store, CliError> {
+    Ok(Store::open(db, Mode::ReadOnly)?)
+}
+
+fn topology(sel: &ThreadSel) -> Result<Option<Topology>, CliError> {
+    let Some(path) = &sel.topology else {
+        return Ok(None);
+    };
+    let text =
+        std::fs::read_to_string(path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+    let j: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| CliError(format!("{}: invalid JSON: {e}", path.display())))?;
+    // Accept a bare topology, an oracle thread dump holding one, or a whole oracle fixture file
+    // (the topology of the selected thread is used).
+    let t = if let Some(threads) = j.get("threads").and_then(|t| t.as_array()) {
+        let found = threads
+            .iter()
+            .find(|t| {
+                t["thread_id"] == sel.thread.as_str()
+                    && t["checkpoint_ns"].as_str().unwrap_or("") == sel.ns
+            })
+            .ok_or_else(|| {
+                CliError(format!(
+                    "{}: no topology for thread {:?}",
+                    path.display(),
+                    sel.thread
+                ))
+            })?;
+        &found["topology"]
+    } else if j.get("topology").is_some() {
+        &j["topology"]
+    } else {
+        &j
+    };
+    Topology::from_oracle_json(t)
+        .map(Some)
+        .map_err(|e| CliError(format!("{}: not a topology: {e}", path.display())))
+}
+
+pub fn threads(db: &Path, json: bool, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
+    let store = open(db)?;
+    let mut after: Option<String> = None;
+    let mut count = 0usize;
+    if json {
+        write!(out, "[")?;
+    } else {
+        human::threads_header(color, out)?;
+    }
+    loop {
+        let page = store.threads(after.as_deref(), PAGE)?;
+        for t in &page {
+            if json {
+                write!(out, "{}\n  ", if count == 0 { "" } else { "," })?;
+                serde_json::to_writer(&mut *out, t)?;
+            } else {
+                human::thread_line(t, color, out)?;
+            }
+            count += 1;
+        }
+        if page.len() < PAGE {
+            break;
+        }
+        after = page.last().map(|t| t.thread_id.clone());
+    }
+    if json {
+        writeln!(out, "{}]", if count == 0 { "" } else { "\n" })?;
+    } else if count == 0 {
+        writeln!(out, "(no threads)")?;
+    }
+    Ok(())
+}
+
+pub fn history(
+    db: &Path,
+    a: &HistoryArgs,
+    color: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let store = open(db)?;
+    let thread = Thread::open(&store, &a.sel.thread, &a.sel.ns, topology(&a.sel)?)?;
+    let opts = ViewOptions::default();
+    if a.out.json {
+        write!(out, "[")?;
+        let mut first = true;
+        thread.for_each_history(a.limit, PAGE, |s| -> Result<(), CliError> {
+            writeln!(out, "{}", if first { "" } else { "," })?;
+            first = false;
+            serde_json::to_writer_pretty(&mut *out, &s.to_json(opts))?;
+            Ok(())
+        })?;
+        writeln!(out, "{}]", if first { "" } else { "\n" })?;
+    } else {
+        human::history_header(&thread, color, out)?;
+        thread.for_each_history(a.limit, PAGE, |s| -> Result<(), CliError> {
+            human::history_line(&s, color, out)?;
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+pub fn show(db: &Path, a: &ShowArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
+    let store = open(db)?;
+    let thread = Thread::open(&store, &a.sel.thread, &a.sel.ns, topology(&a.sel)?)?;
+    let snap = thread.show(a.checkpoint.as_deref())?;
+    if a.out.json {
+        serde_json::to_writer_pretty(&mut *out, &snap.to_json(ViewOptions::default()))?;
+        writeln!(out)?;
+    } else {
+        human::snapshot(&snap, color, out)?;
+    }
+    Ok(())
+}
+
+/// No subcommand: the threads of the DB and the live state of the most recent one.
+pub fn overview(db: &Path, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
+    let store = open(db)?;
+    writeln!(
+        out,
+        "{}",
+        human::bold(&format!("superstep — {}", db.display()), color)
+    )?;
+    let threads = store.threads(None, PAGE)?;
+    human::threads_header(color, out)?;
+    for t in &threads {
+        human::thread_line(t, color, out)?;
+    }
+    let latest = threads
+        .iter()
+        .filter(|t| !t.latest_checkpoint_id.is_empty())
+        .max_by(|a, b| a.latest_checkpoint_id.cmp(&b.latest_checkpoint_id));
+    if let Some(t) = latest {
+        writeln!(out)?;
+        let thread = Thread::open(&store, &t.thread_id, "", None)?;
+        human::snapshot(&thread.show(None)?, color, out)?;
+    }
+    writeln!(
+        out,
+        "\n{}",
+        human::dim(
+            "try: superstep history --thread T   superstep show --thread T --checkpoint ID --json",
+            color
+        )
+    )?;
+    Ok(())
+}

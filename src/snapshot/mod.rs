@@ -1,0 +1,687 @@
+//! Checkpoint + pending writes (+ topology) -> LangGraph's `StateSnapshot` (spec §11), the way
+//! `Pregel._prepare_state_snapshot` builds it. Pure: the caller reads the store.
+
+mod reducers;
+pub mod topology;
+
+use crate::ids::{self, PathPart, NULL_TASK_ID};
+use crate::store::{Checkpoint, CheckpointRow, Version, WriteRow};
+use crate::value::{to_view, Interrupt, Send, Typed, ViewOptions};
+use rmpv::Value;
+use serde_json::{json, Map, Value as Json};
+use topology::{is_reserved_channel, Topology};
+
+pub use reducers::apply_reducer;
+
+/// Channels whose writes describe what happened to a task rather than what it produced.
+pub const CONTROL_WRITES: [&str; 4] = [
+    "__error__",
+    "__error_source_node__",
+    "__interrupt__",
+    "__resume__",
+];
+
+/// Warning field for state keys a DB-only derivation cannot see (unwritten reducer defaults).
+pub const UNWRITTEN_KEYS: &str = "values.(unwritten)";
+
+/// The kind of a pending write, as the debugger labels it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum WriteKind {
+    Interrupt,
+    Resume,
+    Error,
+    Scheduled,
+    Write,
+}
+
+impl WriteKind {
+    pub fn of(channel: &str) -> WriteKind {
+        match channel {
+            "__interrupt__" => WriteKind::Interrupt,
+            "__resume__" => WriteKind::Resume,
+            "__error__" => WriteKind::Error,
+            "__scheduled__" => WriteKind::Scheduled,
+            _ => WriteKind::Write,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            WriteKind::Interrupt => "INTERRUPT",
+            WriteKind::Resume => "RESUME",
+            WriteKind::Error => "ERROR",
+            WriteKind::Scheduled => "SCHEDULED",
+            WriteKind::Write => "WRITE",
+        }
+    }
+}
+
+/// Where a field of the snapshot could not be determined exactly.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Warning {
+    /// The snapshot field concerned: `values.<key>`, `next`, `tasks.id`, ...
+    pub field: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskSnapshot {
+    pub id: String,
+    pub name: String,
+    pub path: Vec<PathPart>,
+    pub error: Option<Typed>,
+    pub interrupts: Vec<Interrupt>,
+    /// `None` unless the task finished; finished tasks map state keys to their writes.
+    pub result: Option<TaskResult>,
+    /// For subgraph nodes: the namespace holding the subgraph's checkpoints.
+    pub state_ns: Option<String>,
+    pub finished: bool,
+    /// Whether the id was read from this checkpoint's writes (true) or recomputed.
+    pub id_confirmed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskResult {
+    /// `__return__` value of a functional task.
+    Return(Value),
+    /// State key -> value, or `{"$writes": [...]}` for repeated writes, in write order.
+    Writes(Vec<(String, Value)>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingWrite {
+    pub task_id: String,
+    pub task_path: String,
+    pub idx: i64,
+    pub channel: String,
+    pub kind: WriteKind,
+    pub value: Typed,
+}
+
+/// LangGraph's `StateSnapshot` plus the pending writes and what could not be determined.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub thread_id: String,
+    pub checkpoint_ns: String,
+    pub checkpoint_id: String,
+    pub parent_checkpoint_id: Option<String>,
+    /// `metadata.parents` (non-empty for subgraph checkpoints).
+    pub parents: Map<String, Json>,
+    pub created_at: String,
+    pub metadata: Map<String, Json>,
+    pub step: i64,
+    /// State values: key -> value, or the bare value of a `__root__` graph.
+    pub values: Vec<(String, Value)>,
+    pub root_value: bool,
+    pub next: Vec<String>,
+    pub tasks: Vec<TaskSnapshot>,
+    pub pending_writes: Vec<PendingWrite>,
+    pub warnings: Vec<Warning>,
+    pub live: bool,
+}
+
+/// Everything `derive` needs about one checkpoint.
+pub struct Input<'a> {
+    pub row: &'a CheckpointRow,
+    pub checkpoint: &'a Checkpoint,
+    /// Pending writes of the checkpoint, sorted by `(task_path, task_id, idx)`.
+    pub writes: &'a [WriteRow],
+    /// The graph's topology, when a spec is known.
+    pub topology: Option<&'a Topology>,
+    /// Channel names seen on this thread (e.g. the latest checkpoint's `channel_versions`):
+    /// used without a topology to find waiting-edge triggers and known state keys.
+    pub catalogue: &'a [String],
+    /// Namespaces of this thread that hold checkpoints (to spot subgraph tasks without a spec).
+    pub namespaces: &'a [String],
+    /// `get_state` without a checkpoint id (true) vs a history item / addressed checkpoint.
+    pub live: bool,
+}
+
+struct PlannedTask {
+    id: String,
+    id_confirmed: bool,
+    name: String,
+    path: Vec<PathPart>,
+    /// Index in channel_values of the trigger that fired (for DB-only ordering).
+    order_key: Option<usize>,
+    join_only: bool,
+}
+
+/// Availability of a channel from its checkpointed value (spec §2.3).
+fn available(ch: &str, cp: &Checkpoint) -> bool {
+    let Some(v) = cp.value(ch) else { return false };
+    let names = |ch: &str| -> Vec<String> {
+        ch.strip_prefix("join:")
+            .and_then(|rest| rest.rsplit_once(':'))
+            .map(|(starts, _)| starts.split('+').map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    let set_items = |v: &Value| -> Vec<String> {
+        match v {
+            Value::Ext(code, data) => match crate::value::ext::Ext::parse(*code, data) {
+                crate::value::ext::Ext::Constructor {
+                    arg: Value::Array(a),
+                    ..
+                } => a
+                    .iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect(),
+                _ => Vec::new(),
+            },
+            Value::Array(a) => a
+                .iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let same_set = |mut a: Vec<String>, mut b: Vec<String>| {
+        a.sort();
+        a.dedup();
+        b.sort();
+        b.dedup();
+        a == b
+    };
+    if ch.starts_with("join:") {
+        return match v {
+            // NamedBarrierValueAfterFinish: [seen, finished]
+            Value::Array(a) if a.len() == 2 && a[1].as_bool().is_some() => {
+                a[1].as_bool() == Some(true) && same_set(set_items(&a[0]), names(ch))
+            }
+            _ => same_set(set_items(v), names(ch)),
+        };
+    }
+    if ch == "__pregel_tasks" {
+        return matches!(v, Value::Array(a) if !a.is_empty());
+    }
+    if ch.starts_with("branch:to:") {
+        // LastValueAfterFinish (deferred node): [value, finished]
+        if let Value::Array(a) = v {
+            if a.len() == 2 && a[1].as_bool().is_some() {
+                return a[1].as_bool() == Some(true);
+            }
+        }
+    }
+    true
+}
+
+fn triggered(node: &str, triggers: &[String], cp: &Checkpoint) -> Option<(usize, bool)> {
+    let seen = cp.seen(node);
+    let mut first: Option<(usize, bool)> = None;
+    for ch in triggers {
+        if !available(ch, cp) {
+            continue;
+        }
+        let cur = cp.version(ch);
+        let fires = match seen {
+            None => true,
+            Some(seen) => {
+                let s = seen.iter().find(|(k, _)| k == ch).map(|(_, v)| v);
+                Version::gt(cur, s)
+            }
+        };
+        if fires {
+            let pos = cp
+                .channel_values
+                .iter()
+                .position(|(k, _)| k == ch)
+                .unwrap_or(usize::MAX);
+            let is_join = ch.starts_with("join:");
+            first = Some(match first {
+                None => (pos, is_join),
+                Some((p, j)) => (p.min(pos), j && is_join),
+            });
+        }
+    }
+    first
+}
+
+/// Build the snapshot LangGraph's `get_state` / `get_state_history` would return.
+pub fn derive(input: &Input) -> Snapshot {
+    let cp = input.checkpoint;
+    let row = input.row;
+    let step = row
+        .metadata
+        .get("step")
+        .and_then(Json::as_i64)
+        .unwrap_or(-1);
+    let task_step = step + 1;
+    let ns = row.checkpoint_ns.as_str();
+    let mut warnings = Vec::new();
+    let cid = uuid::Uuid::try_parse(&row.checkpoint_id).ok();
+
+    // ---- tasks: PUSH (Send packets) then PULL (triggered nodes)
+    let mut planned: Vec<PlannedTask> = Vec::new();
+    if let Some(Value::Array(sends)) = cp.value("__pregel_tasks") {
+        for (idx, packet) in sends.iter().enumerate() {
+            let Some(send) = Send::from_value(packet) else {
+                continue;
+            };
+            if let Some(t) = input.topology {
+                if t.node(&send.node).is_none() {
+                    continue;
+                }
+            }
+            let id = cid
+                .map(|c| ids::push_task_id(&c, ns, task_step, &send.node, idx))
+                .unwrap_or_default();
+            planned.push(PlannedTask {
+                id,
+                id_confirmed: true,
+                name: send.node,
+                path: vec![
+                    PathPart::Str("__pregel_push".into()),
+                    PathPart::Int(idx as i64),
+                    PathPart::Bool(false),
+                ],
+                order_key: None,
+                join_only: false,
+            });
+        }
+    }
+    let n_push = planned.len();
+    if !cp.channel_versions.is_empty() {
+        let nodes: Vec<(String, Vec<String>)> = match input.topology {
+            Some(t) => t
+                .nodes
+                .iter()
+                .map(|n| (n.name.clone(), n.triggers.clone()))
+                .collect(),
+            None => inferred_nodes(cp, input.catalogue),
+        };
+        for (name, triggers) in &nodes {
+            let Some((pos, join_only)) = triggered(name, triggers, cp) else {
+                continue;
+            };
+            let path_str = format!("~__pregel_pull, {name}");
+            let from_writes = input
+                .writes
+                .iter()
+                .find(|w| w.task_path == path_str && w.task_id != NULL_TASK_ID)
+                .map(|w| w.task_id.clone());
+            let computed = cid.map(|c| ids::pull_task_id(&c, ns, task_step, name, triggers));
+            // With the graph the formula is exact (§5.2); from the DB alone a task's own writes
+            // are the authority and the formula is a fallback that may miss unseen join triggers.
+            let (id, id_confirmed) = match (input.topology, from_writes) {
+                (Some(_), _) => (computed.unwrap_or_default(), true),
+                (None, Some(w)) => (w, true),
+                (None, None) => (computed.unwrap_or_default(), false),
+            };
+            planned.push(PlannedTask {
+                id,
+                id_confirmed,
+                name: name.clone(),
+                path: vec![
+                    PathPart::Str("__pregel_pull".into()),
+                    PathPart::Str(name.clone()),
+                ],
+                order_key: Some(pos),
+                join_only,
+            });
+        }
+        if input.topology.is_none() {
+            let pull = &mut planned[n_push..];
+            if pull.len() > 1 && pull.iter().any(|t| t.join_only) {
+                warnings.push(Warning {
+                    field: "next".into(),
+                    message: format!(
+                        "order of {} is a guess: LangGraph orders tasks by node registration, which the DB shows only for edge-triggered nodes (pass the graph to be exact)",
+                        pull.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                });
+            }
+            pull.sort_by_key(|t| t.order_key);
+        }
+    }
+    let unconfirmed: Vec<&str> = planned
+        .iter()
+        .filter(|t| !t.id_confirmed)
+        .map(|t| t.name.as_str())
+        .collect();
+    if !unconfirmed.is_empty() {
+        warnings.push(Warning {
+            field: "tasks.id".into(),
+            message: format!(
+                "id of {} recomputed from its StateGraph triggers; no write on this checkpoint confirms it (pass the graph to be exact)",
+                unconfirmed.join(", ")
+            ),
+        });
+    }
+
+    // ---- task statuses from pending writes (read_task_statuses)
+    struct Status {
+        output: Vec<(String, Value)>,
+        interrupts: Vec<Interrupt>,
+        error: Option<Typed>,
+    }
+    let status_of = |tid: &str| -> Status {
+        let mut st = Status {
+            output: Vec::new(),
+            interrupts: Vec::new(),
+            error: None,
+        };
+        for w in input.writes.iter().filter(|w| w.task_id == tid) {
+            match w.channel.as_str() {
+                "__interrupt__" => match &w.value {
+                    Typed::Value(Value::Array(items)) => st
+                        .interrupts
+                        .extend(items.iter().filter_map(Interrupt::from_value)),
+                    Typed::Value(v) => st.interrupts.extend(Interrupt::from_value(v)),
+                    _ => {}
+                },
+                "__error__" => {
+                    if st.error.is_none() {
+                        st.error = Some(w.value.clone());
+                    }
+                }
+                c if CONTROL_WRITES.contains(&c) => {}
+                c => st
+                    .output
+                    .push((c.to_string(), w.value.clone().into_value())),
+            }
+        }
+        st
+    };
+
+    let state_keys: Vec<String> = match input.topology {
+        Some(t) => t.state_keys.iter().map(|k| k.name.clone()).collect(),
+        None => {
+            let mut keys: Vec<String> = cp
+                .channel_values
+                .iter()
+                .map(|(k, _)| k.clone())
+                .chain(input.catalogue.iter().cloned())
+                .filter(|k| !is_reserved_channel(k))
+                .collect();
+            let mut seen = std::collections::HashSet::new();
+            keys.retain(|k| seen.insert(k.clone()));
+            keys
+        }
+    };
+    let is_state_key = |k: &str| state_keys.iter().any(|s| s == k);
+
+    let mut tasks = Vec::new();
+    for p in planned {
+        let st = status_of(&p.id);
+        let finished = !st.output.is_empty();
+        let result = finished.then(|| {
+            if let Some((_, v)) = st.output.iter().find(|(c, _)| c == "__return__") {
+                return TaskResult::Return(v.clone());
+            }
+            let mut out: Vec<(String, Value)> = Vec::new();
+            for (c, v) in st.output.iter().filter(|(c, _)| is_state_key(c)) {
+                match out.iter_mut().find(|(k, _)| k == c) {
+                    Some((_, existing)) if !existing.is_nil() => {
+                        let mut list = match existing {
+                            Value::Map(m) if m.len() == 1 && m[0].0.as_str() == Some("$writes") => {
+                                match &m[0].1 {
+                                    Value::Array(a) => a.clone(),
+                                    _ => vec![existing.clone()],
+                                }
+                            }
+                            _ => vec![existing.clone()],
+                        };
+                        list.push(v.clone());
+                        *existing = Value::Map(vec![(Value::from("$writes"), Value::Array(list))]);
+                    }
+                    Some((_, existing)) => *existing = v.clone(),
+                    None => out.push((c.clone(), v.clone())),
+                }
+            }
+            TaskResult::Writes(out)
+        });
+        let interrupts = if input.live && finished {
+            Vec::new()
+        } else {
+            st.interrupts
+        };
+        let subgraph = match input.topology {
+            Some(t) => t.node(&p.name).is_some_and(|n| n.subgraph),
+            None => {
+                let tns = ids::task_ns(ns, &p.name, &p.id);
+                input
+                    .namespaces
+                    .iter()
+                    .any(|n| n == &tns || n.starts_with(&format!("{tns}|")))
+            }
+        };
+        tasks.push(TaskSnapshot {
+            state_ns: subgraph.then(|| ids::task_ns(ns, &p.name, &p.id)),
+            id: p.id,
+            id_confirmed: p.id_confirmed,
+            name: p.name,
+            path: p.path,
+            error: st.error,
+            interrupts,
+            result,
+            finished,
+        });
+    }
+    let next = tasks
+        .iter()
+        .filter(|t| !(input.live && t.finished))
+        .map(|t| t.name.clone())
+        .collect();
+
+    // ---- values: channel values (+ reducer defaults) + NULL writes (+ live: finished outputs)
+    let mut values: Vec<(String, Value)> = Vec::new();
+    for k in &state_keys {
+        if let Some(v) = cp.value(k) {
+            values.push((k.clone(), v.clone()));
+        } else if let Some(d) = input
+            .topology
+            .and_then(|t| t.key(k))
+            .and_then(|k| k.default.clone())
+        {
+            values.push((k.clone(), d));
+        }
+    }
+    let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
+    let mut push_write = |c: &str, v: Value| match groups.iter_mut().find(|(k, _)| k == c) {
+        Some((_, vs)) => vs.push(v),
+        None => groups.push((c.to_string(), vec![v])),
+    };
+    for w in input.writes.iter().filter(|w| w.task_id == NULL_TASK_ID) {
+        if is_state_key(&w.channel) {
+            push_write(&w.channel, w.value.clone().into_value());
+        }
+    }
+    reducers::apply_groups(
+        &mut values,
+        std::mem::take(&mut groups),
+        input.topology,
+        &mut warnings,
+    );
+    if input.live {
+        let mut finished: Vec<&TaskSnapshot> = tasks.iter().filter(|t| t.finished).collect();
+        finished.sort_by_key(|t| ids::task_path_str(&t.path));
+        let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
+        for t in finished {
+            let st = status_of(&t.id);
+            for (c, v) in st.output {
+                if is_state_key(&c) {
+                    match groups.iter_mut().find(|(k, _)| *k == c) {
+                        Some((_, vs)) => vs.push(v),
+                        None => groups.push((c, vec![v])),
+                    }
+                }
+            }
+        }
+        reducers::apply_groups(&mut values, groups, input.topology, &mut warnings);
+    }
+    if input.topology.is_none() {
+        let missing: Vec<&String> = state_keys
+            .iter()
+            .filter(|k| !values.iter().any(|(v, _)| v == *k))
+            .collect();
+        warnings.push(Warning {
+            field: UNWRITTEN_KEYS.into(),
+            message: if missing.is_empty() {
+                "state keys never written on this thread are not in the DB: a reducer key still at its default (e.g. []) is shown by LangGraph but not here (pass the graph to be exact)".into()
+            } else {
+                format!(
+                    "{} {} no value here; if reducer keys, LangGraph shows their defaults (e.g. []), and keys never written on this thread are not in the DB at all (pass the graph to be exact)",
+                    missing.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", "),
+                    if missing.len() == 1 { "has" } else { "have" }
+                )
+            },
+        });
+    }
+    let root_value = state_keys.len() == 1 && state_keys[0] == "__root__";
+
+    let pending_writes = input
+        .writes
+        .iter()
+        .map(|w| PendingWrite {
+            task_id: w.task_id.clone(),
+            task_path: w.task_path.clone(),
+            idx: w.idx,
+            channel: w.channel.clone(),
+            kind: WriteKind::of(&w.channel),
+            value: w.value.clone(),
+        })
+        .collect();
+
+    Snapshot {
+        thread_id: row.thread_id.clone(),
+        checkpoint_ns: row.checkpoint_ns.clone(),
+        checkpoint_id: row.checkpoint_id.clone(),
+        parent_checkpoint_id: row.parent_checkpoint_id.clone(),
+        parents: row
+            .metadata
+            .get("parents")
+            .and_then(Json::as_object)
+            .cloned()
+            .unwrap_or_default(),
+        created_at: cp.ts.clone(),
+        metadata: row.metadata.clone(),
+        step,
+        values,
+        root_value,
+        next,
+        tasks,
+        pending_writes,
+        warnings,
+        live: input.live,
+    }
+}
+
+/// Nodes of a StateGraph as far as the DB shows them: `__start__`, every `branch:to:X` target and
+/// every waiting-edge target, with triggers `branch:to:X` plus the `join:...:X` channels seen.
+fn inferred_nodes(cp: &Checkpoint, catalogue: &[String]) -> Vec<(String, Vec<String>)> {
+    let mut channels: Vec<&str> = cp
+        .channel_versions
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .collect();
+    channels.extend(cp.channel_values.iter().map(|(k, _)| k.as_str()));
+    channels.extend(catalogue.iter().map(String::as_str));
+    let mut nodes: Vec<(String, Vec<String>)> = Vec::new();
+    let mut add = |name: &str, trig: &str| match nodes.iter_mut().find(|(n, _)| n == name) {
+        Some((_, t)) => {
+            if !t.iter().any(|x| x == trig) {
+                t.push(trig.to_string())
+            }
+        }
+        None => nodes.push((name.to_string(), vec![trig.to_string()])),
+    };
+    for ch in &channels {
+        if *ch == "__start__" {
+            add("__start__", "__start__");
+        } else if let Some(n) = ch.strip_prefix("branch:to:") {
+            add(n, ch);
+        } else if let Some(rest) = ch.strip_prefix("join:") {
+            if let Some((_, target)) = rest.rsplit_once(':') {
+                add(target, &format!("branch:to:{target}"));
+                add(target, ch);
+            }
+        }
+    }
+    nodes
+}
+
+impl Snapshot {
+    fn config(&self, checkpoint_id: &str) -> Json {
+        let mut conf = json!({
+            "thread_id": self.thread_id,
+            "checkpoint_ns": self.checkpoint_ns,
+            "checkpoint_id": checkpoint_id,
+        });
+        if !self.parents.is_empty() {
+            let mut map = self.parents.clone();
+            map.insert(self.checkpoint_ns.clone(), Json::from(checkpoint_id));
+            conf["checkpoint_map"] = Json::Object(map);
+        }
+        json!({ "configurable": conf })
+    }
+
+    /// The StateSnapshot-shaped JSON (see README): LangGraph's fields, then `pending_writes` and
+    /// `warnings`.
+    pub fn to_json(&self, opts: ViewOptions) -> Json {
+        let values = if self.root_value {
+            self.values
+                .first()
+                .map(|(_, v)| to_view(v, opts))
+                .unwrap_or(Json::Null)
+        } else {
+            Json::Object(
+                self.values
+                    .iter()
+                    .map(|(k, v)| (k.clone(), to_view(v, opts)))
+                    .collect(),
+            )
+        };
+        let interrupt_json = |i: &Interrupt| json!({"value": to_view(&i.value, opts), "id": i.id});
+        let tasks: Vec<Json> = self
+            .tasks
+            .iter()
+            .map(|t| {
+                json!({
+                    "id": t.id,
+                    "name": t.name,
+                    "path": t.path,
+                    "error": t.error.as_ref().map(|e| e.view(opts)),
+                    "interrupts": t.interrupts.iter().map(interrupt_json).collect::<Vec<_>>(),
+                    "result": t.result.as_ref().map(|r| match r {
+                        TaskResult::Return(v) => to_view(v, opts),
+                        TaskResult::Writes(w) => Json::Object(w.iter().map(|(k, v)| (k.clone(), to_view(v, opts))).collect()),
+                    }),
+                    "state": t.state_ns.as_ref().map(|ns| json!({"configurable": {"thread_id": self.thread_id, "checkpoint_ns": ns}})),
+                })
+            })
+            .collect();
+        let interrupts: Vec<Json> = self.interrupts().map(interrupt_json).collect();
+        let pending: Vec<Json> = self
+            .pending_writes
+            .iter()
+            .map(|w| {
+                json!({
+                    "task_id": w.task_id,
+                    "task_path": w.task_path,
+                    "idx": w.idx,
+                    "channel": w.channel,
+                    "type": w.kind.label(),
+                    "value": w.value.view(opts),
+                })
+            })
+            .collect();
+        json!({
+            "config": self.config(&self.checkpoint_id),
+            "parent_config": self.parent_checkpoint_id.as_deref().map(|p| self.config(p)),
+            "created_at": self.created_at,
+            "metadata": Json::Object(self.metadata.clone()),
+            "values": values,
+            "next": self.next,
+            "tasks": tasks,
+            "interrupts": interrupts,
+            "pending_writes": pending,
+            "warnings": self.warnings,
+        })
+    }
+
+    /// Interrupts of all tasks, in task order.
+    pub fn interrupts(&self) -> impl Iterator<Item = &Interrupt> {
+        self.tasks.iter().flat_map(|t| t.interrupts.iter())
+    }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Creates (or reuses) the Python venv that runs the LangGraph oracle scripts.
+#
+#   bash tests/oracle/setup_venv.sh [VENV_DIR]     (default: <repo>/.venv-oracle)
+#
+# Idempotent: a stamp file inside the venv records the sha256 of requirements.txt, and pip only runs
+# when the stamp is missing or differs. The last line printed is the venv's python path, so callers can
+# do:  PY=$(bash tests/oracle/setup_venv.sh | tail -n 1)
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+VENV="${1:-$REPO/.venv-oracle}"
+REQ="$HERE/requirements.txt"
+STAMP="$VENV/.oracle-requirements.sha256"
+PY="$VENV/bin/python"
+
+want="$(sha256sum "$REQ" | cut -d' ' -f1)"
+
+if [ ! -x "$PY" ]; then
+  echo "setup_venv: creating $VENV" >&2
+  python3 -m venv "$VENV"
+fi
+# a self-ignoring venv: git never picks it up, wherever it lives
+[ -f "$VENV/.gitignore" ] || echo "*" > "$VENV/.gitignore"
+
+if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$want" ]; then
+  echo "setup_venv: installing $REQ" >&2
+  "$PY" -m pip install --quiet --disable-pip-version-check -r "$REQ" >&2
+  echo "$want" > "$STAMP"
+fi
+
+echo "$PY"

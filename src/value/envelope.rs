@@ -4,8 +4,8 @@
 use super::ValueError;
 use rmpv::Value;
 
-/// Deepest nesting accepted when decoding msgpack; deeper input is reported as corrupt instead of
-/// exhausting the stack.
+/// Depth budget when decoding msgpack (rmpv spends two units per container level, so about 254
+/// nested levels, as deep as ormsgpack itself writes); deeper input is reported as corrupt instead of exhausting the stack.
 pub const MAX_DEPTH: usize = 512;
 
 /// A decoded envelope. `Msgpack` holds the structural value (ext types kept as

@@ -26,3 +26,68 @@ pub enum ValueError {
     #[error("value cannot be encoded as msgpack: {0}")]
     Encode(String),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmpv::Value;
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let mut bytes = vec![0x91u8; 100_000]; // [[[[...]]]]
+        bytes.push(0xc0);
+        let err = decode_msgpack(&bytes).unwrap_err();
+        assert!(matches!(err, ValueError::Msgpack(_)), "{err:?}");
+        // rmpv counts two depth units per container level
+        let ok = [vec![0x91u8; MAX_DEPTH / 2 - 2], vec![0xc0]].concat();
+        assert!(decode_msgpack(&ok).is_ok());
+    }
+
+    #[test]
+    fn trailing_bytes_and_unknown_envelopes_are_reported() {
+        assert_eq!(decode_msgpack(&[0x01, 0x02]), Err(ValueError::Trailing(1)));
+        assert_eq!(
+            Typed::decode("yaml", b"x: 1"),
+            Err(ValueError::UnknownType("yaml".into()))
+        );
+        assert!(matches!(
+            Typed::decode("json", b"{"),
+            Err(ValueError::Json(_))
+        ));
+    }
+
+    #[test]
+    fn invalid_utf8_is_shown_escaped() {
+        // fixstr of 3 bytes: 'a', 0xff, 'b'
+        let v = decode_msgpack(&[0xa3, b'a', 0xff, b'b']).unwrap();
+        assert_eq!(
+            to_view(&v, ViewOptions::default()),
+            serde_json::json!({"__type__": "str", "escaped": "a\\xffb"})
+        );
+    }
+
+    #[test]
+    fn previews_are_bounded() {
+        let v = Value::from("x".repeat(10_000));
+        let opts = ViewOptions { max_bytes: 16 };
+        let s = to_view(&v, opts).as_str().unwrap().to_string();
+        assert!(
+            s.starts_with(&"x".repeat(16)) && s.ends_with("(+9984 bytes)"),
+            "{s}"
+        );
+        let b = Value::Binary(vec![0xab; 1000]);
+        assert_eq!(
+            to_view(&b, opts)["hex"].as_str().unwrap().len(),
+            32 + "…(+984 bytes)".len()
+        );
+    }
+
+    #[test]
+    fn pickle_is_opaque() {
+        let t = Typed::decode("pickle", b"\x80\x04K\x01.").unwrap();
+        assert_eq!(
+            t.view(ViewOptions::default()),
+            serde_json::json!({"__type__": "pickle", "hex": "80044b012e"})
+        );
+    }
+}

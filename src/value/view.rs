@@ -293,14 +293,8 @@ pub fn from_plain_json(j: &Json) -> Result<Value, ValueError> {
             } else if let Some(i) = n.as_i64() {
                 Value::from(i)
             } else if let Some(f) = n.as_f64() {
-                if n.to_string()
-                    .bytes()
-                    .all(|c| c.is_ascii_digit() || c == b'-')
-                {
-                    return Err(ValueError::Encode(format!(
-                        "integer {n} exceeds the 64-bit range"
-                    )));
-                }
+                // serde_json reads integer literals beyond 64 bits as floats (LangGraph would
+                // refuse them: "Integer exceeds 64-bit range"); they arrive here as floats.
                 Value::F64(f)
             } else {
                 return Err(ValueError::Encode(format!("number {n}")));

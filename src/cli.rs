@@ -28,6 +28,114 @@ pub enum Command {
     History(HistoryArgs),
     /// One checkpoint as a StateSnapshot (like get_state; live view without --checkpoint).
     Show(ShowArgs),
+    /// Run a graph spec on a thread with new input, until it pauses.
+    Run(RunArgs),
+    /// Answer pending interrupts: Command(resume=...) plain or by interrupt id.
+    Resume(ResumeArgs),
+    /// Continue a paused thread without input (invoke(None)): past a breakpoint or an error.
+    Continue(ContinueArgs),
+    /// Time travel: re-run from an old checkpoint (invoke(None, checkpoint)), forking the thread.
+    Replay(ReplayArgs),
+    /// update_state: write values as if a node had returned them.
+    Update(UpdateArgs),
+    /// Show a graph spec's nodes and edges.
+    Graph(GraphArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct EngineSel {
+    /// Graph spec (JSON in graphs/, code in Starlark).
+    #[arg(value_name = "GRAPH")]
+    pub graph: PathBuf,
+    /// Thread id.
+    #[arg(long, short = 't', value_name = "THREAD")]
+    pub thread: String,
+    /// Stop after N supersteps even if the graph would go on.
+    #[arg(long, value_name = "N")]
+    pub steps: Option<usize>,
+    /// Seed for random(), uuid4(), now() and llm() in node code.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+    /// Pause before these nodes (comma-separated, or "*"); overrides the spec's interrupt_before.
+    #[arg(long, value_name = "NODES", value_delimiter = ',')]
+    pub break_before: Vec<String>,
+    /// Pause after these nodes (comma-separated, or "*"); overrides the spec's interrupt_after.
+    #[arg(long, value_name = "NODES", value_delimiter = ',')]
+    pub break_after: Vec<String>,
+    /// LangGraph's recursion_limit.
+    #[arg(long, default_value_t = 25, value_name = "N")]
+    pub recursion_limit: i64,
+    #[command(flatten)]
+    pub out: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub sel: EngineSel,
+    /// Input JSON (default: the spec's "input").
+    #[arg(long, value_name = "JSON")]
+    pub input: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ResumeArgs {
+    #[command(flatten)]
+    pub sel: EngineSel,
+    /// Command(resume=VALUE): answers the one pending interrupt.
+    #[arg(long, value_name = "JSON", conflicts_with = "id")]
+    pub value: Option<String>,
+    /// Command(resume={ID: VALUE, ...}): answer interrupts by id (repeatable; partial allowed).
+    #[arg(long, value_name = "ID=JSON")]
+    pub id: Vec<String>,
+    /// Also apply Command(update=JSON).
+    #[arg(long, value_name = "JSON")]
+    pub update: Option<String>,
+    /// Also Command(goto=NODE) (repeatable).
+    #[arg(long, value_name = "NODE")]
+    pub goto: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ContinueArgs {
+    #[command(flatten)]
+    pub sel: EngineSel,
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    pub sel: EngineSel,
+    /// The checkpoint to travel back to.
+    #[arg(long, value_name = "ID")]
+    pub checkpoint: String,
+}
+
+#[derive(Args, Debug)]
+pub struct UpdateArgs {
+    #[command(flatten)]
+    pub sel: EngineSel,
+    /// Base checkpoint (default: the latest).
+    #[arg(long, value_name = "ID")]
+    pub checkpoint: Option<String>,
+    /// Values as the node would return them (JSON object), or null with --as-node __end__.
+    #[arg(long, value_name = "JSON")]
+    pub values: String,
+    /// The node the update comes from (default: inferred like LangGraph); also __input__, __copy__, __end__.
+    #[arg(long, value_name = "NODE")]
+    pub as_node: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct GraphArgs {
+    #[arg(value_name = "GRAPH")]
+    pub graph: PathBuf,
+    /// Mermaid flowchart (like LangGraph's draw_mermaid).
+    #[arg(long, conflicts_with = "ascii")]
+    pub mermaid: bool,
+    /// Plain text listing (default).
+    #[arg(long)]
+    pub ascii: bool,
 }
 
 #[derive(Args, Debug, Clone)]

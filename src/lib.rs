@@ -2,8 +2,10 @@
 
 pub mod cli;
 pub mod commands;
+pub mod engine;
 pub mod ids;
 pub mod inspect;
 pub mod snapshot;
+pub mod spec;
 pub mod store;
 pub mod value;

@@ -86,3 +86,13 @@ fn plain_views_encode_like_langgraph() {
     }
     assert!(n > 30, "only {n} plain vectors");
 }
+
+#[test]
+fn number_equality_is_by_value() {
+    // starlark turns on serde_json's arbitrary_precision; views must still compare by value
+    let a: Json = serde_json::from_str("1e+300").unwrap();
+    let b = Typed::decode("msgpack", &unhex("cb7e37e43c8800759c"))
+        .unwrap()
+        .view(ViewOptions::default());
+    assert_eq!(a, b, "{a} vs {b}");
+}

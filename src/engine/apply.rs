@@ -1,0 +1,117 @@
+//! `apply_writes` (spec §4.2): one call per superstep (and for input / NULL writes).
+
+use super::channels::ReduceWith;
+use super::checkpoint::State;
+use super::graph::Graph;
+use super::versions::{max_version, next_version};
+use super::EngineError;
+use crate::ids::{task_path_str, PathPart};
+use crate::store::Version;
+use rmpv::Value;
+
+/// Writes of one task as `apply_writes` sees them.
+pub struct TaskWrites<'a> {
+    pub name: &'a str,
+    pub path: &'a [PathPart],
+    pub triggers: &'a [String],
+    pub writes: &'a [(String, Value)],
+}
+
+const SKIPPED: [&str; 7] = [
+    "__no_writes__",
+    "__pregel_push",
+    "__resume__",
+    "__interrupt__",
+    "__return__",
+    "__error__",
+    "__error_source_node__",
+];
+
+const RESERVED: [&str; 4] = ["__interrupt__", "__resume__", "__error__", "__pregel_push"];
+
+/// Apply the writes; returns the sorted `updated_channels`.
+pub fn apply_writes(
+    state: &mut State,
+    graph: &Graph,
+    tasks: &mut [TaskWrites],
+    fraction: f64,
+    code: Option<&dyn ReduceWith>,
+) -> Result<Vec<String>, EngineError> {
+    tasks.sort_by_cached_key(|t| task_path_str(t.path));
+    let bump_step = tasks.iter().any(|t| !t.triggers.is_empty());
+    for t in tasks.iter() {
+        let updates: Vec<(String, Version)> = t
+            .triggers
+            .iter()
+            .filter_map(|c| state.version(c).map(|v| (c.clone(), v.clone())))
+            .collect();
+        let seen = state.seen_mut(t.name);
+        for (c, v) in updates {
+            match seen.iter_mut().find(|(k, _)| *k == c) {
+                Some((_, old)) => *old = v,
+                None => seen.push((c, v)),
+            }
+        }
+    }
+    let next = next_version(
+        max_version(state.channel_versions.iter().map(|(_, v)| v)),
+        fraction,
+    );
+    // consume the channels that were read
+    let mut consumed: Vec<&str> = Vec::new();
+    for t in tasks.iter() {
+        for c in t.triggers {
+            if !RESERVED.contains(&c.as_str()) && !consumed.contains(&c.as_str()) {
+                consumed.push(c);
+            }
+        }
+    }
+    for c in consumed {
+        if let Some(ch) = state.channel_mut(c) {
+            if ch.consume() {
+                state.set_version(c, next.clone());
+            }
+        }
+    }
+    // group writes by channel, first occurrence first
+    let mut by_channel: Vec<(&str, Vec<Value>)> = Vec::new();
+    for t in tasks.iter() {
+        for (c, v) in t.writes {
+            if SKIPPED.contains(&c.as_str()) || state.channel(c).is_none() {
+                continue;
+            }
+            match by_channel.iter_mut().find(|(k, _)| *k == c) {
+                Some((_, vs)) => vs.push(v.clone()),
+                None => by_channel.push((c, vec![v.clone()])),
+            }
+        }
+    }
+    let mut updated: Vec<String> = Vec::new();
+    for (c, vals) in by_channel {
+        let ch = state.channel_mut(c).unwrap();
+        if ch.update(&vals, code)? {
+            let avail = ch.is_available();
+            state.set_version(c, next.clone());
+            if avail {
+                updated.push(c.to_string());
+            }
+        }
+    }
+    if bump_step {
+        let names: Vec<String> = state.channels.iter().map(|c| c.name.clone()).collect();
+        for c in names {
+            let ch = state.channel_mut(&c).unwrap();
+            if ch.is_available() && !updated.contains(&c) && ch.update(&[], code)? {
+                let avail = ch.is_available();
+                state.set_version(&c, next.clone());
+                if avail {
+                    updated.push(c);
+                }
+            }
+        }
+        // finish(): no channel kind we compile has a finish step (deferred nodes are not modelled)
+    }
+    let _ = graph;
+    updated.sort();
+    Ok(updated)
+}

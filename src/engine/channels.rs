@@ -1,0 +1,333 @@
+//! LangGraph's channel classes (spec §2.3, §4.2), one variant each: what a write does, what is
+//! available, what goes into the checkpoint.
+
+use super::EngineError;
+use crate::value::ext::{constructor, Ext};
+use rmpv::Value;
+
+/// How a reducer combines values.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReducerFn {
+    /// `operator.add`.
+    Add,
+    /// A Starlark function `def name(current, update)` in the graph's code.
+    Code(String),
+}
+
+/// The channel kinds a StateGraph compiles to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChannelKind {
+    /// Plain state key: one write per step.
+    LastValue,
+    /// `Annotated[T, reducer]`: `BinaryOperatorAggregate` with an initial value (`T()`).
+    Reducer {
+        reducer: ReducerFn,
+        default: Option<Value>,
+    },
+    /// `__start__` (guard) and `branch:to:X` (no guard).
+    Ephemeral { guard: bool },
+    /// `__pregel_tasks`: `Topic(Send, accumulate=False)`.
+    Tasks,
+    /// `join:a+b:c`: `NamedBarrierValue`.
+    Barrier { names: Vec<String> },
+}
+
+/// A channel's current content.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Content {
+    Missing,
+    Value(Value),
+    Topic(Vec<Value>),
+    Seen(Vec<String>),
+}
+
+/// Applies a `ReducerFn::Code` reducer (the graph's Starlark code).
+pub trait ReduceWith {
+    fn reduce(&self, func: &str, current: &Value, update: &Value) -> Result<Value, String>;
+}
+
+#[derive(Debug, Clone)]
+pub struct Channel {
+    pub name: String,
+    pub kind: ChannelKind,
+    pub content: Content,
+}
+
+fn overwrite_value(v: &Value) -> Option<Value> {
+    match v {
+        Value::Ext(code, data) => match Ext::parse(*code, data) {
+            Ext::Constructor {
+                module,
+                name,
+                arg: Value::Map(m),
+                ..
+            } if module == "langgraph.types" && name == "Overwrite" => m
+                .into_iter()
+                .find(|(k, _)| k.as_str() == Some("value"))
+                .map(|(_, v)| v),
+            _ => None,
+        },
+        Value::Map(m) if m.len() == 1 && m[0].0.as_str() == Some("__overwrite__") => {
+            Some(m[0].1.clone())
+        }
+        _ => None,
+    }
+}
+
+/// Python's `operator.add` on msgpack values.
+pub fn add(a: &Value, b: &Value) -> Result<Value, String> {
+    crate::snapshot::apply_reducer(a, b).ok_or_else(|| {
+        format!(
+            "TypeError(\"unsupported operand type(s) for +: '{}' and '{}'\")",
+            py_type(a),
+            py_type(b)
+        )
+    })
+}
+
+/// The Python type name of a value, for error messages.
+pub fn py_type(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "NoneType",
+        Value::Boolean(_) => "bool",
+        Value::Integer(_) => "int",
+        Value::F32(_) | Value::F64(_) => "float",
+        Value::String(_) => "str",
+        Value::Binary(_) => "bytes",
+        Value::Array(_) => "list",
+        Value::Map(_) => "dict",
+        Value::Ext(..) => "object",
+    }
+}
+
+impl Channel {
+    pub fn new(name: &str, kind: ChannelKind) -> Channel {
+        let content = match &kind {
+            ChannelKind::Reducer {
+                default: Some(d), ..
+            } => Content::Value(d.clone()),
+            ChannelKind::Tasks => Content::Topic(Vec::new()),
+            ChannelKind::Barrier { .. } => Content::Seen(Vec::new()),
+            _ => Content::Missing,
+        };
+        Channel {
+            name: name.to_string(),
+            kind,
+            content,
+        }
+    }
+
+    /// Restore from a checkpointed value (`from_checkpoint`).
+    pub fn restore(&mut self, v: &Value) {
+        self.content = match &self.kind {
+            ChannelKind::Tasks => match v {
+                Value::Array(a) => Content::Topic(a.clone()),
+                _ => Content::Topic(Vec::new()),
+            },
+            ChannelKind::Barrier { .. } => Content::Seen(set_items(v)),
+            _ => Content::Value(v.clone()),
+        };
+    }
+
+    pub fn is_available(&self) -> bool {
+        match (&self.kind, &self.content) {
+            (_, Content::Missing) => false,
+            (ChannelKind::Tasks, Content::Topic(t)) => !t.is_empty(),
+            (ChannelKind::Barrier { names }, Content::Seen(seen)) => same_set(names, seen),
+            _ => true,
+        }
+    }
+
+    /// The value a reader gets (`get()`), if available.
+    pub fn get(&self) -> Option<Value> {
+        if !self.is_available() {
+            return None;
+        }
+        match &self.content {
+            Content::Value(v) => Some(v.clone()),
+            Content::Topic(t) => Some(Value::Array(t.clone())),
+            Content::Seen(_) => Some(Value::Nil),
+            Content::Missing => None,
+        }
+    }
+
+    pub fn value_ref(&self) -> Option<&Value> {
+        match &self.content {
+            Content::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `checkpoint()`: `None` is MISSING (not stored).
+    pub fn checkpoint(&self) -> Option<Value> {
+        match &self.content {
+            Content::Missing => None,
+            Content::Value(v) => Some(v.clone()),
+            Content::Topic(t) => Some(Value::Array(t.clone())),
+            Content::Seen(seen) => Some(constructor(
+                0,
+                "builtins",
+                "set",
+                Value::Array(seen.iter().map(|s| Value::from(s.as_str())).collect()),
+                None,
+            )),
+        }
+    }
+
+    /// `update(values)`: returns whether the channel changed.
+    pub fn update(
+        &mut self,
+        values: &[Value],
+        code: Option<&dyn ReduceWith>,
+    ) -> Result<bool, EngineError> {
+        let key = self.name.clone();
+        match &self.kind {
+            ChannelKind::LastValue => {
+                if values.is_empty() {
+                    return Ok(false);
+                }
+                if values.len() != 1 {
+                    return Err(EngineError::InvalidUpdate(format!(
+                        "At key '{key}': Can receive only one value per step. Use an Annotated key to handle multiple values."
+                    )));
+                }
+                let v = values[0].clone();
+                self.content = Content::Value(overwrite_value(&v).unwrap_or(v));
+                Ok(true)
+            }
+            ChannelKind::Reducer { reducer, .. } => {
+                if values.is_empty() {
+                    return Ok(false);
+                }
+                let reducer = reducer.clone();
+                let mut it = values.iter();
+                let mut current = match &self.content {
+                    Content::Value(v) => v.clone(),
+                    _ => {
+                        let first = it.next().unwrap();
+                        overwrite_value(first).unwrap_or_else(|| first.clone())
+                    }
+                };
+                let mut seen_overwrite = false;
+                for v in it {
+                    if let Some(o) = overwrite_value(v) {
+                        if seen_overwrite {
+                            return Err(EngineError::InvalidUpdate(
+                                "Can receive only one Overwrite value per super-step.".into(),
+                            ));
+                        }
+                        seen_overwrite = true;
+                        current = o;
+                        continue;
+                    }
+                    if !seen_overwrite {
+                        current = match &reducer {
+                            ReducerFn::Add => add(&current, v),
+                            ReducerFn::Code(f) => match code {
+                                Some(c) => c.reduce(f, &current, v),
+                                None => Err(format!("reducer {f} needs the graph's code")),
+                            },
+                        }
+                        .map_err(|e| EngineError::Reducer {
+                            key: key.clone(),
+                            message: e,
+                        })?;
+                    }
+                }
+                self.content = Content::Value(current);
+                Ok(true)
+            }
+            ChannelKind::Ephemeral { guard } => {
+                if values.is_empty() {
+                    if matches!(self.content, Content::Missing) {
+                        return Ok(false);
+                    }
+                    self.content = Content::Missing;
+                    return Ok(true);
+                }
+                if values.len() != 1 && *guard {
+                    return Err(EngineError::InvalidUpdate(format!(
+                        "At key '{key}': EphemeralValue(guard=True) can receive only one value per step. Use guard=False if you want to store any one of multiple values."
+                    )));
+                }
+                self.content = Content::Value(values[values.len() - 1].clone());
+                Ok(true)
+            }
+            ChannelKind::Tasks => {
+                let Content::Topic(t) = &mut self.content else {
+                    unreachable!()
+                };
+                let mut updated = !t.is_empty();
+                t.clear();
+                for v in values {
+                    match v {
+                        Value::Array(a) => t.extend(a.iter().cloned()),
+                        other => t.push(other.clone()),
+                    }
+                }
+                if !t.is_empty() {
+                    updated = true;
+                }
+                Ok(updated)
+            }
+            ChannelKind::Barrier { names } => {
+                let names = names.clone();
+                let Content::Seen(seen) = &mut self.content else {
+                    unreachable!()
+                };
+                let mut updated = false;
+                for v in values {
+                    let s = v.as_str().unwrap_or_default().to_string();
+                    if !names.contains(&s) {
+                        return Err(EngineError::InvalidUpdate(format!(
+                            "At key '{key}': Value {s} not in {names:?}"
+                        )));
+                    }
+                    if !seen.contains(&s) {
+                        seen.push(s);
+                        updated = true;
+                    }
+                }
+                Ok(updated)
+            }
+        }
+    }
+
+    /// `consume()`: only barriers reset after their node ran.
+    pub fn consume(&mut self) -> bool {
+        if let (ChannelKind::Barrier { names }, Content::Seen(seen)) =
+            (&self.kind, &mut self.content)
+        {
+            if same_set(names, seen) {
+                seen.clear();
+                return true;
+            }
+        }
+        false
+    }
+}
+
+fn same_set(a: &[String], b: &[String]) -> bool {
+    a.len() == b.len() && a.iter().all(|x| b.contains(x))
+}
+
+/// Items of a stored `builtins.set` (or a plain list).
+pub fn set_items(v: &Value) -> Vec<String> {
+    match v {
+        Value::Ext(code, data) => match Ext::parse(*code, data) {
+            Ext::Constructor {
+                arg: Value::Array(a),
+                ..
+            } => a
+                .iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        },
+        Value::Array(a) => a
+            .iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,177 @@
+//! The Pregel runtime: a spec stepped superstep by superstep, leaving in the SQLite file the rows
+//! LangGraph 1.2.x leaves. One LangGraph concept per file:
+//!
+//! | file | LangGraph |
+//! |---|---|
+//! | `channels.rs` | `langgraph.channels.*` |
+//! | `versions.rs` | `SqliteSaver.get_next_version` |
+//! | `clock.rs` | `checkpoint.base.id.uuid6`, `ts` |
+//! | `graph.rs` | `StateGraph.compile` (channels, triggers, writers) |
+//! | `tasks.rs` | `_algo.prepare_next_tasks` (trigger rule, task ids) |
+//! | `apply.rs` | `_algo.apply_writes` |
+//! | `interrupts.rs` | `types.interrupt`, `_algo._scratchpad`, resume validation |
+//! | `breakpoints.rs` | `_algo.should_interrupt` |
+//! | `runner.rs` | `PregelRunner` + node writers (`_get_updates`, `_control_branch`, branches), retries |
+//! | `saver.rs` | `SqliteSaver.put` / `put_writes` (one transaction per superstep) |
+//! | `pregel.rs` | `SyncPregelLoop` (`_first`, `tick`, `after_tick`, `_put_checkpoint`) |
+//! | `update_state.rs` | `Pregel.bulk_update_state` |
+
+pub mod apply;
+pub mod breakpoints;
+pub mod channels;
+pub mod checkpoint;
+pub mod clock;
+pub mod graph;
+pub mod interrupts;
+pub mod pregel;
+pub mod runner;
+pub mod saver;
+pub mod tasks;
+pub mod update_state;
+pub mod versions;
+
+pub use interrupts::TaskContext;
+pub use pregel::{Engine, Input, Pause, Resume, StepReport, TaskOutcome, TaskReport};
+
+use rmpv::Value;
+
+/// Errors that stop a run (they are user-visible; the DB is left as LangGraph would leave it).
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("InvalidUpdateError: {0}")]
+    InvalidUpdate(String),
+    #[error("reducer of '{key}' failed: {message}")]
+    Reducer { key: String, message: String },
+    #[error("RuntimeError: When there are multiple pending interrupts, you must specify the interrupt id when resuming. Docs: https://docs.langchain.com/oss/python/langgraph/interrupts#handling-multiple-interrupts.")]
+    MultiplePendingInterrupts { pending: Vec<String> },
+    #[error("EmptyInputError: {0}")]
+    EmptyInput(String),
+    #[error("unknown interrupt id {id} (pending: {pending})")]
+    UnknownInterrupt { id: String, pending: String },
+    #[error("{0}")]
+    Store(#[from] crate::store::StoreError),
+    #[error("{0}")]
+    Sqlite(String),
+    #[error("{0}")]
+    Value(#[from] crate::value::ValueError),
+    #[error("no checkpoint {0} on this thread")]
+    UnknownCheckpoint(String),
+    #[error("InvalidUpdateError: {0}")]
+    Update(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<rusqlite::Error> for EngineError {
+    fn from(e: rusqlite::Error) -> Self {
+        EngineError::Sqlite(e.to_string())
+    }
+}
+
+/// A node failed: Python's exception class name (for `retry_on`) and `repr(exc)` (what LangGraph
+/// stores in the ERROR write).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub kind: String,
+    pub repr: String,
+}
+
+impl Failure {
+    pub fn new(kind: &str, message: &str) -> Failure {
+        Failure {
+            kind: kind.to_string(),
+            repr: format!("{kind}({})", py_repr_str(message)),
+        }
+    }
+}
+
+/// Why a node stopped early.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeError {
+    /// `interrupt()` raised GraphInterrupt; the payload is in the task context.
+    Interrupt,
+    Failed(Failure),
+}
+
+/// The graph's code: node functions, path functions, custom reducers.
+pub trait NodeCode {
+    fn call_node(
+        &self,
+        func: &str,
+        state: &Value,
+        cx: &mut TaskContext,
+    ) -> Result<Value, NodeError>;
+    fn call_path(
+        &self,
+        func: &str,
+        state: &Value,
+        cx: &mut TaskContext,
+    ) -> Result<Value, NodeError>;
+    fn reduce(&self, func: &str, current: &Value, update: &Value) -> Result<Value, String>;
+}
+
+/// Python's `repr(str)`.
+pub fn py_repr_str(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c)
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if (0x80..0xa0).contains(&(c as u32)) => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// An approximation of Python's `repr()` for msgpack values (error messages).
+pub fn py_repr(v: &Value) -> String {
+    match v {
+        Value::Nil => "None".into(),
+        Value::Boolean(b) => {
+            if *b {
+                "True".into()
+            } else {
+                "False".into()
+            }
+        }
+        Value::Integer(i) => i.to_string(),
+        Value::F32(f) => versions::python_float_repr(*f as f64),
+        Value::F64(f) => versions::python_float_repr(*f),
+        Value::String(s) => py_repr_str(&String::from_utf8_lossy(s.as_bytes())),
+        Value::Binary(b) => format!("b{}", py_repr_str(&String::from_utf8_lossy(b))),
+        Value::Array(a) => format!("[{}]", a.iter().map(py_repr).collect::<Vec<_>>().join(", ")),
+        Value::Map(m) => format!(
+            "{{{}}}",
+            m.iter()
+                .map(|(k, v)| format!("{}: {}", py_repr(k), py_repr(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Value::Ext(..) => {
+            let j = crate::value::to_view(v, crate::value::ViewOptions::default());
+            match j.get("__type__").and_then(|t| t.as_str()) {
+                Some(t) => format!("{}(...)", t.rsplit('.').next().unwrap_or(t)),
+                None => j.to_string(),
+            }
+        }
+    }
+}

@@ -1,0 +1,875 @@
+//! `SyncPregelLoop` with durability "sync", as a stepper: `start` (= `__enter__` + `_first`),
+//! `step` (= `tick` + running the tasks + `after_tick`), `run_until_pause`.
+
+use super::apply::{apply_writes, TaskWrites};
+use super::breakpoints::should_interrupt;
+use super::channels::ReduceWith;
+pub use super::checkpoint::State;
+use super::clock::{IdSource, SystemIds, Uuid6};
+use super::graph::Graph;
+use super::interrupts::{self, Effect, InterruptCall, TaskContext};
+use super::runner::{run_task, Outcome};
+use super::saver::Saver;
+use super::tasks::{prepare_next_tasks, Task};
+use super::{EngineError, NodeCode};
+use crate::ids::NULL_TASK_ID;
+use crate::spec::model::Breakpoints;
+use crate::store::{Checkpoint, CheckpointRow, Store};
+use crate::value::Interrupt;
+use rmpv::Value;
+use serde_json::{json, Map, Value as Json};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// What to feed a run (`graph.invoke(input, config)`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// New input: written to `__start__`, tasks pending at the checkpoint are discarded.
+    Value(Value),
+    /// `invoke(None)`: continue / resume past a breakpoint or error, or replay at a checkpoint.
+    Continue,
+    /// `Command(update=..., goto=..., resume=...)`.
+    Command {
+        update: Option<Value>,
+        goto: Vec<Value>,
+        resume: Option<Resume>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resume {
+    /// `Command(resume=v)`.
+    Plain(Value),
+    /// `Command(resume={interrupt_id: v, ...})`.
+    Map(Vec<(String, Value)>),
+}
+
+impl Input {
+    pub fn resume(v: Value) -> Input {
+        Input::Command {
+            update: None,
+            goto: Vec::new(),
+            resume: Some(Resume::Plain(v)),
+        }
+    }
+    pub fn resume_map(m: Vec<(String, Value)>) -> Input {
+        Input::Command {
+            update: None,
+            goto: Vec::new(),
+            resume: Some(Resume::Map(m)),
+        }
+    }
+}
+
+/// Why the run stopped (`None` in a report means it can go on).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pause {
+    /// No task is triggered: the run is finished.
+    Done,
+    /// Static breakpoint before these nodes (nothing was run in this step).
+    Before(Vec<String>),
+    /// Static breakpoint after these nodes (their step's checkpoint is saved).
+    After(Vec<String>),
+    /// `interrupt()` in these tasks; the step has no checkpoint yet.
+    Interrupt(Vec<(String, Interrupt)>),
+    /// A node raised (after retries): `(node, repr)`; the step has no checkpoint.
+    Error(String, String),
+    /// `GraphRecursionError`.
+    RecursionLimit(i64),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskOutcome {
+    /// Ran to completion with these writes.
+    Done,
+    /// A finished task from before a resume: its stored writes were reapplied, it did not run.
+    Reused,
+    Interrupted(Interrupt),
+    Error(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct TaskReport {
+    pub id: String,
+    pub name: String,
+    pub path: String,
+    pub outcome: TaskOutcome,
+    pub writes: Vec<(String, Value)>,
+    pub attempts: u32,
+    pub calls: Vec<InterruptCall>,
+    pub effects: Vec<Effect>,
+}
+
+/// What one `step()` did.
+#[derive(Debug, Clone)]
+pub struct StepReport {
+    pub step: i64,
+    pub tasks: Vec<TaskReport>,
+    /// The checkpoint written by this step, if any.
+    pub checkpoint: Option<String>,
+    pub pause: Option<Pause>,
+}
+
+/// A loaded checkpoint row, its decoded blob and its pending writes `(task_id, channel, value)`.
+pub(crate) type Loaded = (CheckpointRow, Checkpoint, Vec<(String, String, Value)>);
+
+struct Run {
+    state: State,
+    metadata: Map<String, Json>,
+    /// id of the last saved checkpoint: the parent of the next one.
+    saved_id: Option<String>,
+    pending: Vec<(String, String, Value)>,
+    step: i64,
+    stop: i64,
+    updated_channels: Option<Vec<String>>,
+    is_replaying: bool,
+    resume_map: Option<Vec<(String, Value)>>,
+    first_tick: bool,
+    finished: bool,
+}
+
+/// A graph bound to one thread of a checkpoint DB.
+pub struct Engine<'g> {
+    pub graph: &'g Graph,
+    code: &'g dyn NodeCode,
+    store: Store,
+    saver: Saver,
+    ids: Box<dyn IdSource>,
+    uuid: Uuid6,
+    pub thread_id: String,
+    pub ns: String,
+    pub seed: u64,
+    pub recursion_limit: i64,
+    pub interrupt_before: Breakpoints,
+    pub interrupt_after: Breakpoints,
+    run: Option<Run>,
+}
+
+struct Reducer<'a>(&'a dyn NodeCode);
+impl ReduceWith for Reducer<'_> {
+    fn reduce(&self, f: &str, a: &Value, b: &Value) -> Result<Value, String> {
+        self.0.reduce(f, a, b)
+    }
+}
+
+impl<'g> Engine<'g> {
+    /// Bind a graph to a thread of a store opened with `Mode::ReadWrite`.
+    pub fn new(graph: &'g Graph, code: &'g dyn NodeCode, store: Store, thread_id: &str) -> Self {
+        Engine {
+            graph,
+            code,
+            store,
+            saver: Saver::new(thread_id),
+            ids: Box::new(SystemIds::default()),
+            uuid: Uuid6::default(),
+            thread_id: thread_id.to_string(),
+            ns: String::new(),
+            seed: 0,
+            recursion_limit: 25,
+            interrupt_before: graph.interrupt_before.clone(),
+            interrupt_after: graph.interrupt_after.clone(),
+            run: None,
+        }
+    }
+
+    pub fn with_ids(mut self, ids: Box<dyn IdSource>) -> Self {
+        self.ids = ids;
+        self
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn fraction(&mut self) -> f64 {
+        self.ids.fraction()
+    }
+
+    /// Load `checkpoint_id` (or the latest) of this thread.
+    fn load(&self, checkpoint_id: Option<&str>) -> Result<Option<Loaded>, EngineError> {
+        let store = &self.store;
+        let Some(row) = store.checkpoint(&self.thread_id, &self.ns, checkpoint_id)? else {
+            return Ok(None);
+        };
+        let cp = store.decode(&row)?;
+        let writes = store
+            .writes(&self.thread_id, &self.ns, &row.checkpoint_id)?
+            .into_iter()
+            .map(|w| (w.task_id, w.channel, w.value.into_value()))
+            .collect();
+        Ok(Some((row, cp, writes)))
+    }
+
+    fn latest_id(&self) -> Result<Option<String>, EngineError> {
+        Ok(self
+            .store
+            .checkpoint(&self.thread_id, &self.ns, None)?
+            .map(|r| r.checkpoint_id))
+    }
+
+    /// `__enter__` + `_first`: load the checkpoint, apply the input. Writes the input or fork
+    /// checkpoint and any NULL writes (one transaction). Returns whether there is work to step.
+    pub fn start(&mut self, input: Input, checkpoint_id: Option<&str>) -> Result<(), EngineError> {
+        self.run = None;
+        let result = self.first(input, checkpoint_id);
+        match result {
+            Ok(()) => self.saver.commit(self.store.conn()),
+            Err(e) => {
+                self.saver.discard();
+                self.run = None;
+                Err(e)
+            }
+        }
+    }
+
+    fn first(&mut self, input: Input, checkpoint_id: Option<&str>) -> Result<(), EngineError> {
+        let addressed = checkpoint_id.is_some();
+        let loaded = self.load(checkpoint_id)?;
+        if addressed && loaded.is_none() {
+            return Err(EngineError::UnknownCheckpoint(
+                checkpoint_id.unwrap().to_string(),
+            ));
+        }
+        let superseded = match (&loaded, addressed) {
+            (Some((row, _, _)), true) => {
+                self.latest_id()?.as_deref() != Some(row.checkpoint_id.as_str())
+            }
+            _ => false,
+        };
+        let (mut state, metadata, saved_id, pending) = match loaded {
+            Some((row, cp, writes)) => (
+                State::load(self.graph, &cp),
+                row.metadata,
+                Some(row.checkpoint_id),
+                writes,
+            ),
+            None => {
+                let (id, ts) = self.uuid.next(self.ids.as_mut(), -2);
+                let mut m = Map::new();
+                m.insert("step".into(), json!(-2));
+                (State::empty(self.graph, id, ts), m, None, Vec::new())
+            }
+        };
+        let step = metadata.get("step").and_then(Json::as_i64).unwrap_or(-1) + 1;
+        let mut run = Run {
+            updated_channels: state.updated_channels.clone().filter(|u| !u.is_empty()),
+            state: {
+                state.updated_channels = None;
+                state
+            },
+            metadata,
+            saved_id,
+            pending,
+            step,
+            stop: step + self.recursion_limit + 1,
+            is_replaying: false,
+            resume_map: None,
+            first_tick: true,
+            finished: false,
+        };
+        let is_command = matches!(input, Input::Command { .. });
+        let is_resuming = !run.state.channel_versions.is_empty()
+            && matches!(input, Input::Continue | Input::Command { .. });
+        let has_resume = matches!(
+            input,
+            Input::Command {
+                resume: Some(_),
+                ..
+            }
+        );
+        let is_time_traveling = addressed && !has_resume;
+        run.is_replaying = is_time_traveling || superseded;
+        if is_time_traveling {
+            run.pending.retain(|(_, c, _)| c != "__resume__");
+        }
+        let source = run
+            .metadata
+            .get("source")
+            .and_then(Json::as_str)
+            .unwrap_or("")
+            .to_string();
+        let forks = is_resuming
+            && is_time_traveling
+            && (!(source == "update" || source == "fork") || superseded);
+        let mut carried: Vec<(String, String, Value)> = Vec::new();
+        if let Input::Command {
+            update,
+            goto,
+            resume,
+        } = &input
+        {
+            let mut resume_is_map = false;
+            let mut null_writes: Vec<(String, Value)> = Vec::new();
+            match resume {
+                Some(Resume::Map(m)) => {
+                    resume_is_map = true;
+                    run.resume_map = Some(m.clone());
+                }
+                Some(Resume::Plain(_)) => {
+                    let pending = interrupts::pending_interrupts(&run.pending);
+                    if pending.len() > 1 {
+                        return Err(EngineError::MultiplePendingInterrupts { pending });
+                    }
+                }
+                None => {}
+            }
+            // map_command: gotos, then updates, then the resume
+            for g in goto {
+                if let Some(s) = g.as_str() {
+                    null_writes.push((format!("branch:to:{s}"), Value::from("__start__")));
+                } else {
+                    null_writes.push(("__pregel_tasks".into(), g.clone()));
+                }
+            }
+            if let Some(u) = update {
+                match u {
+                    Value::Map(m) => {
+                        for (k, v) in m {
+                            if let Some(k) = k.as_str() {
+                                null_writes.push((k.to_string(), v.clone()));
+                            }
+                        }
+                    }
+                    Value::Array(pairs) => {
+                        for p in pairs {
+                            if let Value::Array(kv) = p {
+                                if kv.len() == 2 {
+                                    if let Some(k) = kv[0].as_str() {
+                                        null_writes.push((k.to_string(), kv[1].clone()));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    other => null_writes.push(("__root__".into(), other.clone())),
+                }
+            }
+            if let Some(Resume::Plain(v)) = resume {
+                null_writes.push(("__resume__".into(), v.clone()));
+            }
+            if null_writes.is_empty() && !resume_is_map {
+                return Err(EngineError::EmptyInput(
+                    "Received empty Command input".into(),
+                ));
+            }
+            if !null_writes.is_empty() {
+                if forks {
+                    carried.extend(
+                        null_writes
+                            .into_iter()
+                            .map(|(c, v)| (NULL_TASK_ID.to_string(), c, v)),
+                    );
+                } else {
+                    self.put_writes(&mut run, NULL_TASK_ID, "", null_writes);
+                }
+            }
+        }
+        // apply NULL writes (stored + carried)
+        let null_writes: Vec<(String, Value)> = run
+            .pending
+            .iter()
+            .chain(carried.iter())
+            .filter(|(t, _, _)| t == NULL_TASK_ID)
+            .map(|(_, c, v)| (c.clone(), v.clone()))
+            .collect();
+        if !null_writes.is_empty() {
+            let frac = self.fraction();
+            let updated = apply_writes(
+                &mut run.state,
+                self.graph,
+                &mut [TaskWrites {
+                    name: "__input__",
+                    path: &[],
+                    triggers: &[],
+                    writes: &null_writes,
+                }],
+                frac,
+                Some(&Reducer(self.code)),
+            )?;
+            if let Some(u) = &mut run.updated_channels {
+                for c in updated {
+                    if !u.contains(&c) {
+                        u.push(c);
+                    }
+                }
+            }
+        }
+        if is_resuming {
+            let wm: Vec<_> = self
+                .graph
+                .channels
+                .iter()
+                .filter_map(|(k, _)| run.state.version(k).map(|v| (k.clone(), v.clone())))
+                .collect();
+            let seen = run.state.seen_mut("__interrupt__");
+            for (k, v) in wm {
+                match seen.iter_mut().find(|(x, _)| *x == k) {
+                    Some((_, old)) => *old = v,
+                    None => seen.push((k, v)),
+                }
+            }
+            if forks {
+                run.pending.retain(|(_, c, _)| c != "__interrupt__");
+                self.put_checkpoint(&mut run, "fork", None);
+            }
+        } else if let Input::Value(v) = &input {
+            // discard tasks pending on the loaded checkpoint; apply the input to __start__
+            let discard = prepare_next_tasks(
+                &run.state,
+                self.graph,
+                &self.ns,
+                run.step,
+                run.updated_channels.as_deref(),
+            );
+            let input_writes = vec![("__start__".to_string(), v.clone())];
+            let mut tw: Vec<TaskWrites> = discard
+                .iter()
+                .map(|t| TaskWrites {
+                    name: &t.name,
+                    path: &t.path,
+                    triggers: &t.triggers,
+                    writes: &[],
+                })
+                .collect();
+            tw.push(TaskWrites {
+                name: "__input__",
+                path: &[],
+                triggers: &[],
+                writes: &input_writes,
+            });
+            let frac = self.fraction();
+            let updated = apply_writes(
+                &mut run.state,
+                self.graph,
+                &mut tw,
+                frac,
+                Some(&Reducer(self.code)),
+            )?;
+            run.updated_channels = Some(updated.clone());
+            self.put_checkpoint(&mut run, "input", Some(updated));
+        } else if is_command && run.state.channel_versions.is_empty() {
+            // Command on a brand-new thread: the Command object itself becomes the input (§7.5)
+            let cmd = command_value(&input);
+            let input_writes = vec![("__start__".to_string(), cmd)];
+            let frac = self.fraction();
+            let updated = apply_writes(
+                &mut run.state,
+                self.graph,
+                &mut [TaskWrites {
+                    name: "__input__",
+                    path: &[],
+                    triggers: &[],
+                    writes: &input_writes,
+                }],
+                frac,
+                Some(&Reducer(self.code)),
+            )?;
+            run.updated_channels = Some(updated.clone());
+            self.put_checkpoint(&mut run, "input", Some(updated));
+        } else {
+            return Err(EngineError::EmptyInput(
+                "Received no input for __start__".into(),
+            ));
+        }
+        self.run = Some(run);
+        Ok(())
+    }
+
+    fn put_writes(
+        &mut self,
+        run: &mut Run,
+        task_id: &str,
+        task_path: &str,
+        mut writes: Vec<(String, Value)>,
+    ) {
+        if writes.is_empty() {
+            return;
+        }
+        let all_special = writes
+            .iter()
+            .all(|(c, _)| super::saver::special_idx(c).is_some());
+        if all_special {
+            // dedupe per channel, last wins, in first-occurrence order
+            let mut out: Vec<(String, Value)> = Vec::new();
+            for (c, v) in writes {
+                match out.iter_mut().find(|(k, _)| *k == c) {
+                    Some((_, old)) => *old = v,
+                    None => out.push((c, v)),
+                }
+            }
+            writes = out;
+        }
+        let to_save: Vec<(String, Value)> = if task_id == NULL_TASK_ID {
+            run.pending
+                .retain(|(t, c, _)| !(t == NULL_TASK_ID && super::saver::special_idx(c).is_some()));
+            writes.sort_by_key(|(c, _)| super::saver::special_idx(c).is_some());
+            run.pending
+                .iter()
+                .filter(|(t, _, _)| t == NULL_TASK_ID)
+                .map(|(_, c, v)| (c.clone(), v.clone()))
+                .chain(writes.iter().cloned())
+                .collect()
+        } else {
+            run.pending.retain(|(t, _, _)| t != task_id);
+            writes.clone()
+        };
+        run.pending
+            .extend(writes.into_iter().map(|(c, v)| (task_id.to_string(), c, v)));
+        let cid = run.state.id.clone();
+        self.saver
+            .put_writes(&self.ns, &cid, task_id, task_path, &to_save);
+    }
+
+    /// `_put_checkpoint`: new id (clock_seq = step), parent = last saved, step += 1.
+    fn put_checkpoint(
+        &mut self,
+        run: &mut Run,
+        source: &str,
+        updated: Option<Vec<String>>,
+    ) -> String {
+        let mut md = Map::new();
+        md.insert("source".into(), json!(source));
+        md.insert("step".into(), json!(run.step));
+        md.insert("parents".into(), json!({}));
+        let (id, ts) = self.uuid.next(self.ids.as_mut(), run.step);
+        run.state.id = id.clone();
+        run.state.ts = ts;
+        let blob = run.state.blob(updated.as_deref());
+        self.saver
+            .put(&self.ns, &id, run.saved_id.as_deref(), blob, &md);
+        run.metadata = md;
+        run.saved_id = Some(id.clone());
+        run.step += 1;
+        id
+    }
+
+    /// Whether a run is in progress (started and not paused for good).
+    pub fn active(&self) -> bool {
+        self.run.as_ref().is_some_and(|r| !r.finished)
+    }
+
+    /// One superstep: prepare tasks, check `interrupt_before`, run what has not run, apply the
+    /// writes, save the checkpoint, check `interrupt_after`. Its rows land in one transaction.
+    pub fn step(&mut self) -> Result<StepReport, EngineError> {
+        let result = self.tick();
+        match result {
+            Ok(r) => {
+                self.saver.commit(self.store.conn())?;
+                if r.pause.is_some() {
+                    if let Some(run) = &mut self.run {
+                        run.finished = true;
+                    }
+                }
+                Ok(r)
+            }
+            Err(e) => {
+                self.saver.discard();
+                self.run = None;
+                Err(e)
+            }
+        }
+    }
+
+    fn tick(&mut self) -> Result<StepReport, EngineError> {
+        let mut run = self
+            .run
+            .take()
+            .ok_or_else(|| EngineError::Other("no run in progress: start one first".into()))?;
+        let result = self.tick_run(&mut run);
+        self.run = Some(run);
+        result
+    }
+
+    fn tick_run(&mut self, run: &mut Run) -> Result<StepReport, EngineError> {
+        let step = run.step;
+        let mut report = StepReport {
+            step,
+            tasks: Vec::new(),
+            checkpoint: None,
+            pause: None,
+        };
+        if run.finished {
+            report.pause = Some(Pause::Done);
+            return Ok(report);
+        }
+        if run.step > run.stop {
+            report.pause = Some(Pause::RecursionLimit(self.recursion_limit));
+            return Ok(report);
+        }
+        let mut tasks = prepare_next_tasks(
+            &run.state,
+            self.graph,
+            &self.ns,
+            run.step,
+            run.updated_channels.as_deref(),
+        );
+        if tasks.is_empty() {
+            report.pause = Some(Pause::Done);
+            return Ok(report);
+        }
+        // a resume hands finished tasks their stored writes back instead of re-running them
+        let mut reused: Vec<String> = Vec::new();
+        if !run.is_replaying && !run.pending.is_empty() {
+            for (tid, st) in interrupts::read_task_statuses(&run.pending) {
+                if st.output.is_empty() {
+                    continue;
+                }
+                if let Some(t) = tasks.iter_mut().find(|t| t.id == tid) {
+                    t.writes.extend(st.output);
+                    reused.push(tid);
+                }
+            }
+        }
+        if run.first_tick {
+            run.first_tick = false;
+        }
+        let before = should_interrupt(
+            &run.state,
+            &self.interrupt_before,
+            tasks.iter().map(|t| t.name.as_str()),
+        );
+        if !before.is_empty() {
+            report.pause = Some(Pause::Before(before));
+            return Ok(report);
+        }
+        // run the tasks that have no writes yet, in task order
+        let null_resume = Rc::new(RefCell::new(interrupts::null_resume(&run.pending)));
+        let mut interrupted: Vec<(String, Interrupt)> = Vec::new();
+        let mut failed: Option<(String, String)> = None;
+        #[allow(clippy::needless_range_loop)]
+        for i in 0..tasks.len() {
+            if reused.contains(&tasks[i].id) {
+                let t = &tasks[i];
+                report.tasks.push(TaskReport {
+                    id: t.id.clone(),
+                    name: t.name.clone(),
+                    path: t.path_str(),
+                    outcome: TaskOutcome::Reused,
+                    writes: t.writes.clone(),
+                    attempts: 0,
+                    calls: Vec::new(),
+                    effects: Vec::new(),
+                });
+                continue;
+            }
+            let task: &Task = &tasks[i];
+            let resume = interrupts::task_resume(
+                &run.pending,
+                &task.id,
+                &task.task_ns,
+                run.resume_map.as_deref(),
+            );
+            let before_null = null_resume.borrow().clone();
+            let mut cx = TaskContext::new(
+                &task.id,
+                &task.task_ns,
+                &task.name,
+                resume,
+                null_resume.clone(),
+                self.seed,
+                &task.path_str(),
+                step,
+            );
+            let ex = run_task(self.graph, &run.state, task, self.code, &mut cx);
+            if before_null.is_some() && null_resume.borrow().is_none() {
+                // consumed: LangGraph removes it from the step's pending writes
+                if let Some(pos) = run
+                    .pending
+                    .iter()
+                    .position(|(t, c, _)| t == NULL_TASK_ID && c == "__resume__")
+                {
+                    run.pending.remove(pos);
+                }
+            }
+            let (id, name, path) = (task.id.clone(), task.name.clone(), task.path_str());
+            let outcome = match ex.outcome {
+                Outcome::Done => {
+                    let mut writes = ex.writes;
+                    if writes.iter().all(|(c, _)| super::runner::is_control(c)) {
+                        writes.push(("__no_writes__".into(), Value::Nil));
+                    }
+                    tasks[i].writes = writes.clone();
+                    self.put_writes(run, &id, &path, writes);
+                    TaskOutcome::Done
+                }
+                Outcome::Interrupted(it) => {
+                    let mut w = vec![(
+                        "__interrupt__".to_string(),
+                        Value::Array(vec![it.to_value()]),
+                    )];
+                    w.extend(ex.writes.iter().filter(|(c, _)| c == "__resume__").cloned());
+                    self.put_writes(run, &id, &path, w);
+                    interrupted.push((name.clone(), it.clone()));
+                    TaskOutcome::Interrupted(it)
+                }
+                Outcome::Failed(f) => {
+                    let mut w = ex.writes.clone();
+                    w.push(("__error__".into(), Value::from(f.repr.as_str())));
+                    self.put_writes(run, &id, &path, w);
+                    if failed.is_none() {
+                        failed = Some((name.clone(), f.repr.clone()));
+                    }
+                    TaskOutcome::Error(f.repr)
+                }
+            };
+            report.tasks.push(TaskReport {
+                id,
+                name,
+                path,
+                outcome,
+                writes: tasks[i].writes.clone(),
+                attempts: ex.attempts,
+                calls: cx.calls,
+                effects: cx.effects,
+            });
+        }
+        if let Some((node, repr)) = failed {
+            report.pause = Some(Pause::Error(node, repr));
+            return Ok(report);
+        }
+        if !interrupted.is_empty() {
+            report.pause = Some(Pause::Interrupt(interrupted));
+            return Ok(report);
+        }
+        // after_tick
+        let frac = self.fraction();
+        let mut tw: Vec<TaskWrites> = tasks
+            .iter()
+            .map(|t| TaskWrites {
+                name: &t.name,
+                path: &t.path,
+                triggers: &t.triggers,
+                writes: &t.writes,
+            })
+            .collect();
+        let updated = apply_writes(
+            &mut run.state,
+            self.graph,
+            &mut tw,
+            frac,
+            Some(&Reducer(self.code)),
+        )?;
+        run.pending.clear();
+        run.is_replaying = false;
+        run.updated_channels = Some(updated.clone());
+        let id = self.put_checkpoint(run, "loop", Some(updated));
+        report.checkpoint = Some(id);
+        let after = should_interrupt(
+            &run.state,
+            &self.interrupt_after,
+            tasks.iter().map(|t| t.name.as_str()),
+        );
+        if !after.is_empty() {
+            report.pause = Some(Pause::After(after));
+        }
+        Ok(report)
+    }
+
+    /// Step until a pause (done, breakpoint, interrupt, error, recursion limit).
+    pub fn run_until_pause(&mut self) -> Result<Vec<StepReport>, EngineError> {
+        let mut out = Vec::new();
+        loop {
+            let r = self.step()?;
+            let stop = r.pause.is_some();
+            out.push(r);
+            if stop {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// The id of the checkpoint the run is at (after the last step).
+    pub fn current_checkpoint(&self) -> Option<&str> {
+        self.run.as_ref().and_then(|r| r.saved_id.as_deref())
+    }
+
+    pub(crate) fn saver_mut_commit(&mut self) -> Result<(), EngineError> {
+        self.saver.commit(self.store.conn())
+    }
+
+    pub(crate) fn saver_mut_discard(&mut self) {
+        self.saver.discard()
+    }
+
+    pub(crate) fn saver_put(
+        &mut self,
+        ns: &str,
+        id: &str,
+        parent: Option<&str>,
+        blob: Vec<u8>,
+        md: &Map<String, Json>,
+    ) {
+        self.saver.put(ns, id, parent, blob, md)
+    }
+
+    pub(crate) fn saver_put_writes(
+        &mut self,
+        ns: &str,
+        cid: &str,
+        task_id: &str,
+        path: &str,
+        writes: &[(String, Value)],
+    ) {
+        self.saver.put_writes(ns, cid, task_id, path, writes)
+    }
+
+    pub(crate) fn next_id(&mut self, clock_seq: i64) -> (String, String) {
+        self.uuid.next(self.ids.as_mut(), clock_seq)
+    }
+
+    pub(crate) fn next_fraction(&mut self) -> f64 {
+        self.ids.fraction()
+    }
+
+    pub(crate) fn code(&self) -> &'g dyn NodeCode {
+        self.code
+    }
+
+    pub(crate) fn load_for_update(
+        &self,
+        checkpoint_id: Option<&str>,
+    ) -> Result<Option<Loaded>, EngineError> {
+        self.load(checkpoint_id)
+    }
+
+    pub(crate) fn is_latest(&self, id: &str) -> Result<bool, EngineError> {
+        Ok(self.latest_id()?.as_deref() == Some(id))
+    }
+}
+
+/// The `langgraph.types.Command` object for a Command input (used as `__start__` on a new thread).
+fn command_value(input: &Input) -> Value {
+    let Input::Command {
+        update,
+        goto,
+        resume,
+    } = input
+    else {
+        return Value::Nil;
+    };
+    let resume = match resume {
+        None => Value::Nil,
+        Some(Resume::Plain(v)) => v.clone(),
+        Some(Resume::Map(m)) => Value::Map(
+            m.iter()
+                .map(|(k, v)| (Value::from(k.as_str()), v.clone()))
+                .collect(),
+        ),
+    };
+    let goto = match goto.len() {
+        0 => Value::Array(Vec::new()),
+        _ => Value::Array(goto.clone()),
+    };
+    crate::value::ext::constructor(
+        2,
+        "langgraph.types",
+        "Command",
+        Value::Map(vec![
+            ("graph".into(), Value::Nil),
+            ("update".into(), update.clone().unwrap_or(Value::Nil)),
+            ("resume".into(), resume),
+            ("goto".into(), goto),
+        ]),
+        None,
+    )
+}

@@ -1,0 +1,405 @@
+//! Running one task (`PregelRunner` + `run_with_retry`): the node's code, then its writers —
+//! state updates (`_get_updates`), control (`_control_branch`), edges, waiting edges and
+//! conditional edges — with LangGraph's retry rules.
+
+use super::channels::{Channel, ReduceWith};
+use super::checkpoint::State;
+use super::graph::{Graph, Writer};
+use super::interrupts::TaskContext;
+use super::tasks::Task;
+use super::{Failure, NodeCode, NodeError};
+use crate::spec::model::{RetrySpec, END, START};
+use crate::value::ext::Ext;
+use crate::value::{Interrupt, Send};
+use rmpv::Value;
+
+/// How a task's execution ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Done,
+    Interrupted(Interrupt),
+    Failed(Failure),
+}
+
+pub struct Executed {
+    /// `task.writes` at the end (RESUME writes + outputs), before the ERROR/INTERRUPT commit.
+    pub writes: Vec<(String, Value)>,
+    pub outcome: Outcome,
+    pub attempts: u32,
+}
+
+struct CodeReducer<'a>(&'a dyn NodeCode);
+
+impl ReduceWith for CodeReducer<'_> {
+    fn reduce(&self, func: &str, current: &Value, update: &Value) -> Result<Value, String> {
+        self.0.reduce(func, current, update)
+    }
+}
+
+fn py_repr_value(v: &Value) -> String {
+    super::py_repr(v)
+}
+
+/// Channels that describe what happened to a task rather than what it produced.
+pub fn is_control(c: &str) -> bool {
+    matches!(
+        c,
+        "__error__" | "__error_source_node__" | "__interrupt__" | "__resume__"
+    )
+}
+
+/// The writes `update_state` makes: `node`'s writers on `values`, the node itself not run.
+pub fn writer_writes(
+    graph: &Graph,
+    state: &State,
+    node: &str,
+    values: &Value,
+    code: &dyn NodeCode,
+) -> Result<Vec<(String, Value)>, Failure> {
+    let task = Task {
+        id: String::new(),
+        name: node.to_string(),
+        path: Vec::new(),
+        triggers: Vec::new(),
+        input: Value::Nil,
+        task_ns: String::new(),
+        writes: Vec::new(),
+    };
+    let null = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let mut cx = TaskContext::new("", "", node, Vec::new(), null, 0, "", 0);
+    let mut writes = Vec::new();
+    match node_writes(graph, state, &task, values, code, &mut cx, &mut writes) {
+        Ok(()) => Ok(writes),
+        Err(NodeError::Failed(f)) => Err(f),
+        Err(NodeError::Interrupt) => Err(Failure::new(
+            "RuntimeError",
+            "interrupt() called in a conditional edge during update_state",
+        )),
+    }
+}
+
+fn invalid_update(msg: &str) -> Failure {
+    Failure::new("InvalidUpdateError", msg)
+}
+
+/// Python exception ancestry for the names `retry_on` / `default_retry_on` care about.
+fn is_a(kind: &str, base: &str) -> bool {
+    if kind == base || base == "Exception" {
+        return true;
+    }
+    let parent = match kind {
+        "ConnectionError" | "TimeoutError" | "FileNotFoundError" | "PermissionError" => "OSError",
+        "ConnectionResetError"
+        | "ConnectionRefusedError"
+        | "ConnectionAbortedError"
+        | "BrokenPipeError" => "ConnectionError",
+        "ZeroDivisionError" | "OverflowError" | "FloatingPointError" => "ArithmeticError",
+        "KeyError" | "IndexError" => "LookupError",
+        "NotImplementedError" | "RecursionError" => "RuntimeError",
+        "ModuleNotFoundError" => "ImportError",
+        "UnicodeError" => "ValueError",
+        "UnboundLocalError" => "NameError",
+        _ => return false,
+    };
+    is_a(parent, base)
+}
+
+/// LangGraph's `default_retry_on`.
+pub fn default_retry_on(kind: &str) -> bool {
+    if is_a(kind, "ConnectionError") {
+        return true;
+    }
+    ![
+        "ValueError",
+        "TypeError",
+        "ArithmeticError",
+        "ImportError",
+        "LookupError",
+        "NameError",
+        "SyntaxError",
+        "RuntimeError",
+        "ReferenceError",
+        "StopIteration",
+        "StopAsyncIteration",
+        "OSError",
+        "InvalidUpdateError",
+        "GraphRecursionError",
+    ]
+    .iter()
+    .any(|b| is_a(kind, b))
+}
+
+fn should_retry(policy: &RetrySpec, kind: &str) -> bool {
+    match &policy.retry_on {
+        None => default_retry_on(kind),
+        Some(list) => list.iter().any(|b| is_a(kind, b)),
+    }
+}
+
+/// Run a task to the end of its writers, with retries.
+pub fn run_task(
+    graph: &Graph,
+    state: &State,
+    task: &Task,
+    code: &dyn NodeCode,
+    cx: &mut TaskContext,
+) -> Executed {
+    let node = graph.node(&task.name).expect("tasks name graph nodes");
+    let mut attempts = 0u32;
+    loop {
+        attempts += 1;
+        if attempts > 1 {
+            cx.next_attempt();
+        }
+        let result = match &node.func {
+            None => Ok(task.input.clone()),
+            Some(f) => code.call_node(f, &task.input, cx),
+        };
+        let result = result.and_then(|ret| {
+            let mut writes = std::mem::take(&mut cx.writes);
+            node_writes(graph, state, task, &ret, code, cx, &mut writes)?;
+            Ok(writes)
+        });
+        match result {
+            Ok(writes) => {
+                return Executed {
+                    writes,
+                    outcome: Outcome::Done,
+                    attempts,
+                }
+            }
+            Err(NodeError::Interrupt) => {
+                let it = cx.interrupt.clone().expect("interrupt sets its payload");
+                return Executed {
+                    writes: std::mem::take(&mut cx.writes),
+                    outcome: Outcome::Interrupted(it),
+                    attempts,
+                };
+            }
+            Err(NodeError::Failed(f)) => {
+                let retry = node.retry.as_ref().filter(|p| should_retry(p, &f.kind));
+                if let Some(p) = retry {
+                    if attempts < p.max_attempts {
+                        continue;
+                    }
+                }
+                return Executed {
+                    writes: std::mem::take(&mut cx.writes),
+                    outcome: Outcome::Failed(f),
+                    attempts,
+                };
+            }
+        }
+    }
+}
+
+fn command_fields(v: &Value) -> Option<Vec<(String, Value)>> {
+    let Value::Ext(code, data) = v else {
+        return None;
+    };
+    match Ext::parse(*code, data) {
+        Ext::Constructor {
+            module,
+            name,
+            arg: Value::Map(m),
+            ..
+        } if module == "langgraph.types" && name == "Command" => Some(
+            m.into_iter()
+                .filter_map(|(k, v)| k.as_str().map(|k| (k.to_string(), v)))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+fn field<'a>(fields: &'a [(String, Value)], k: &str) -> &'a Value {
+    static NIL: Value = Value::Nil;
+    fields
+        .iter()
+        .find(|(f, _)| f == k)
+        .map(|(_, v)| v)
+        .unwrap_or(&NIL)
+}
+
+/// `Command._update_as_tuples`.
+fn update_tuples(update: &Value) -> Vec<(String, Value)> {
+    match update {
+        Value::Nil => Vec::new(),
+        Value::Map(m) => m
+            .iter()
+            .filter_map(|(k, v)| k.as_str().map(|k| (k.to_string(), v.clone())))
+            .collect(),
+        Value::Array(a)
+            if a.iter().all(
+                |p| matches!(p, Value::Array(kv) if kv.len() == 2 && kv[0].as_str().is_some()),
+            ) =>
+        {
+            a.iter()
+                .map(|p| match p {
+                    Value::Array(kv) => (kv[0].as_str().unwrap().to_string(), kv[1].clone()),
+                    _ => unreachable!(),
+                })
+                .collect()
+        }
+        other => vec![("__root__".into(), other.clone())],
+    }
+}
+
+/// `_get_updates`: the state writes of a node's return value.
+fn get_updates(graph: &Graph, ret: &Value) -> Result<Vec<(String, Value)>, Failure> {
+    let keep = |k: &str| graph.is_state_key(k);
+    match ret {
+        Value::Nil => Ok(Vec::new()),
+        Value::Map(m) => Ok(m
+            .iter()
+            .filter_map(|(k, v)| k.as_str().filter(|k| keep(k)).map(|k| (k.to_string(), v.clone())))
+            .collect()),
+        v if command_fields(v).is_some() => {
+            let f = command_fields(v).unwrap();
+            if field(&f, "graph").as_str() == Some("__parent__") {
+                return Ok(Vec::new());
+            }
+            Ok(update_tuples(field(&f, "update")).into_iter().filter(|(k, _)| keep(k)).collect())
+        }
+        Value::Array(items) if items.iter().any(|i| command_fields(i).is_some()) => {
+            let mut out = Vec::new();
+            for i in items {
+                out.extend(get_updates(graph, i)?);
+            }
+            Ok(out)
+        }
+        other => Err(invalid_update(&format!(
+            "Expected dict, got {}\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langgraph/errors/INVALID_GRAPH_NODE_RETURN_VALUE",
+            py_repr_value(other)
+        ))),
+    }
+}
+
+/// `_control_branch`: `Send` / `Command.goto` -> writes.
+fn control_writes(ret: &Value) -> Result<Vec<(String, Value)>, Failure> {
+    if Send::from_value(ret).is_some() {
+        return Ok(vec![("__pregel_tasks".into(), ret.clone())]);
+    }
+    let commands: Vec<Vec<(String, Value)>> = match ret {
+        Value::Array(items) => items.iter().filter_map(command_fields).collect(),
+        v => command_fields(v).into_iter().collect(),
+    };
+    let mut out = Vec::new();
+    for c in commands {
+        if field(&c, "graph").as_str() == Some("__parent__") {
+            return Err(invalid_update("There is no parent graph"));
+        }
+        let goto = field(&c, "goto");
+        let targets: Vec<Value> = match goto {
+            Value::Array(a) => a.clone(),
+            Value::Nil => Vec::new(),
+            other => vec![other.clone()],
+        };
+        for g in targets {
+            if Send::from_value(&g).is_some() {
+                out.push(("__pregel_tasks".into(), g));
+            } else if let Some(s) = g.as_str() {
+                if s != END {
+                    out.push((format!("branch:to:{s}"), Value::Nil));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The state a conditional edge reads: current channels with this task's writes applied locally
+/// (`local_read(fresh=True)`).
+fn fresh_state(
+    graph: &Graph,
+    state: &State,
+    writes: &[(String, Value)],
+    code: &dyn NodeCode,
+) -> Result<Value, Failure> {
+    let reducer = CodeReducer(code);
+    let mut out = Vec::new();
+    for k in &graph.state_keys {
+        let Some(ch) = state.channel(k) else { continue };
+        let vals: Vec<Value> = writes
+            .iter()
+            .filter(|(c, _)| c == k)
+            .map(|(_, v)| v.clone())
+            .collect();
+        let mut copy: Channel = ch.clone();
+        copy.update(&vals, Some(&reducer))
+            .map_err(|e| invalid_update(&e.to_string()))?;
+        if let Some(v) = copy.get() {
+            out.push((Value::from(k.as_str()), v));
+        }
+    }
+    Ok(Value::Map(out))
+}
+
+fn node_writes(
+    graph: &Graph,
+    state: &State,
+    task: &Task,
+    ret: &Value,
+    code: &dyn NodeCode,
+    cx: &mut TaskContext,
+    writes: &mut Vec<(String, Value)>,
+) -> Result<(), NodeError> {
+    let fail = NodeError::Failed;
+    writes.extend(get_updates(graph, ret).map_err(fail)?);
+    writes.extend(control_writes(ret).map_err(fail)?);
+    let node = graph.node(&task.name).unwrap();
+    for w in &node.writers {
+        match w {
+            Writer::Edge(ch) => writes.push((ch.clone(), Value::Nil)),
+            Writer::Join(ch) => writes.push((ch.clone(), Value::from(task.name.as_str()))),
+            Writer::Branch { path, path_map } => {
+                let fresh = fresh_state(graph, state, writes, code).map_err(fail)?;
+                let result = code.call_path(path, &fresh, cx)?;
+                let results = match result {
+                    Value::Array(a) => a,
+                    other => vec![other],
+                };
+                let mut dests: Vec<Value> = Vec::new();
+                for r in results {
+                    if Send::from_value(&r).is_some() {
+                        dests.push(r);
+                        continue;
+                    }
+                    match path_map {
+                        Some(m) => match m.iter().find(|(k, _)| *k == r) {
+                            Some((_, d)) => dests.push(Value::from(d.as_str())),
+                            None => return Err(fail(Failure::new("KeyError", &py_repr_value(&r)))),
+                        },
+                        None => dests.push(r),
+                    }
+                }
+                for d in &dests {
+                    if d.is_nil() || d.as_str() == Some(START) {
+                        return Err(fail(Failure::new(
+                            "ValueError",
+                            "Branch did not return a valid destination",
+                        )));
+                    }
+                    if Send::from_value(d).is_some_and(|s| s.node == END) {
+                        return Err(fail(invalid_update("Cannot send a packet to the END node")));
+                    }
+                }
+                for d in dests {
+                    if Send::from_value(&d).is_some() {
+                        writes.push(("__pregel_tasks".into(), d));
+                    } else if let Some(s) = d.as_str() {
+                        if s != END {
+                            writes.push((format!("branch:to:{s}"), Value::Nil));
+                        }
+                    } else {
+                        return Err(fail(Failure::new(
+                            "ValueError",
+                            "Branch did not return a valid destination",
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

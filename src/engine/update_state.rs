@@ -1,0 +1,313 @@
+//! `update_state` (spec §10.3; `Pregel.bulk_update_state` with one update): the node's writers run
+//! on the given values as if the node had returned them.
+
+use super::apply::{apply_writes, TaskWrites};
+use super::checkpoint::State;
+use super::pregel::Engine;
+use super::runner::writer_writes;
+use super::tasks::prepare_next_tasks;
+use super::EngineError;
+use crate::ids::{update_task_id, PathPart, NULL_TASK_ID};
+use crate::spec::model::{END, START};
+use crate::store::Version;
+use rmpv::Value;
+use serde_json::{json, Map, Value as Json};
+
+/// `as_node` of an update.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AsNode {
+    /// Inferred from `versions_seen` (the node that wrote last).
+    Infer,
+    Node(String),
+    /// `__input__`: a new input checkpoint.
+    Input,
+    /// `__copy__`: a fork copying the checkpoint.
+    Copy,
+    /// `END` with `values=None`: finish every pending task with its stored writes.
+    End,
+}
+
+impl AsNode {
+    pub fn parse(s: Option<&str>) -> AsNode {
+        match s {
+            None => AsNode::Infer,
+            Some("__input__") => AsNode::Input,
+            Some("__copy__") => AsNode::Copy,
+            Some(e) if e == END || e == "END" => AsNode::End,
+            Some(n) => AsNode::Node(n.to_string()),
+        }
+    }
+}
+
+/// `_infer_as_node`.
+pub fn infer_as_node(
+    engine: &Engine,
+    seen: &[(String, Vec<(String, Version)>)],
+) -> Result<String, EngineError> {
+    let graph = engine.graph;
+    if !seen.iter().any(|(_, m)| !m.is_empty()) {
+        return Ok(START.to_string());
+    }
+    let mut last: Vec<(&Version, &str)> = seen
+        .iter()
+        .filter(|(n, _)| graph.node(n).is_some())
+        .flat_map(|(n, m)| m.iter().map(move |(_, v)| (v, n.as_str())))
+        .collect();
+    last.sort_by(|a, b| {
+        a.0.partial_cmp(b.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.1.cmp(b.1))
+    });
+    match last.len() {
+        0 => Err(EngineError::Update(
+            "Ambiguous update, specify as_node".into(),
+        )),
+        1 => Ok(last[0].1.to_string()),
+        n if last[n - 1].0 != last[n - 2].0 => Ok(last[n - 1].1.to_string()),
+        _ => Err(EngineError::Update(
+            "Ambiguous update, specify as_node".into(),
+        )),
+    }
+}
+
+impl<'g> Engine<'g> {
+    /// Apply `values` as if `as_node` had returned them, on `checkpoint_id` (or the latest).
+    /// Returns the new checkpoint's id.
+    pub fn update_state(
+        &mut self,
+        checkpoint_id: Option<&str>,
+        values: Option<Value>,
+        as_node: AsNode,
+    ) -> Result<String, EngineError> {
+        let r = self.update_state_inner(checkpoint_id, values, as_node);
+        match r {
+            Ok(id) => {
+                self.saver_mut_commit()?;
+                Ok(id)
+            }
+            Err(e) => {
+                self.saver_mut_discard();
+                Err(e)
+            }
+        }
+    }
+
+    fn update_state_inner(
+        &mut self,
+        checkpoint_id: Option<&str>,
+        values: Option<Value>,
+        as_node: AsNode,
+    ) -> Result<String, EngineError> {
+        let graph = self.graph;
+        let loaded = self.load_for_update(checkpoint_id)?;
+        if let (Some(id), None) = (checkpoint_id, &loaded) {
+            return Err(EngineError::UnknownCheckpoint(id.to_string()));
+        }
+        let ns = self.ns.clone();
+        let (mut state, saved) = match &loaded {
+            Some((row, cp, writes)) => {
+                (State::load(graph, cp), Some((row.clone(), writes.clone())))
+            }
+            None => {
+                let (id, ts) = self.next_id(-2);
+                (State::empty(graph, id, ts), None)
+            }
+        };
+        state.updated_channels = None;
+        let step = saved
+            .as_ref()
+            .and_then(|(r, _)| r.metadata.get("step").and_then(Json::as_i64))
+            .unwrap_or(-1);
+        let parents = saved
+            .as_ref()
+            .and_then(|(r, _)| r.metadata.get("parents").cloned())
+            .unwrap_or_else(|| json!({}));
+        let saved_id = saved.as_ref().map(|(r, _)| r.checkpoint_id.clone());
+        let parent_of_saved = saved
+            .as_ref()
+            .and_then(|(r, _)| r.parent_checkpoint_id.clone());
+        let pending: Vec<(String, String, Value)> =
+            saved.as_ref().map(|(_, w)| w.clone()).unwrap_or_default();
+        let superseded = match &saved_id {
+            Some(id) => !self.is_latest(id)?,
+            None => false,
+        };
+        let code = self.code();
+        let reducer = CodeReducer(code);
+        let md = |source: &str, step: i64| {
+            let mut m = Map::new();
+            m.insert("source".into(), json!(source));
+            m.insert("step".into(), json!(step));
+            m.insert("parents".into(), parents.clone());
+            m
+        };
+        match as_node {
+            AsNode::End => {
+                if values.is_some() {
+                    return Err(EngineError::Update(
+                        "as_node END takes no values (it finishes the pending tasks)".into(),
+                    ));
+                }
+                if saved.is_some() {
+                    let mut tasks = prepare_next_tasks(&state, graph, &ns, step + 1, None);
+                    let null_writes: Vec<(String, Value)> = pending
+                        .iter()
+                        .filter(|(t, _, _)| t == NULL_TASK_ID)
+                        .map(|(_, c, v)| (c.clone(), v.clone()))
+                        .collect();
+                    if !null_writes.is_empty() {
+                        let f = self.next_fraction();
+                        apply_writes(
+                            &mut state,
+                            graph,
+                            &mut [TaskWrites {
+                                name: "__input__",
+                                path: &[],
+                                triggers: &[],
+                                writes: &null_writes,
+                            }],
+                            f,
+                            Some(&reducer),
+                        )?;
+                    }
+                    for (tid, st) in super::interrupts::read_task_statuses(&pending) {
+                        if let Some(t) = tasks.iter_mut().find(|t| t.id == tid) {
+                            t.writes.extend(st.output);
+                        }
+                    }
+                    let f = self.next_fraction();
+                    let mut tw: Vec<TaskWrites> = tasks
+                        .iter()
+                        .map(|t| TaskWrites {
+                            name: &t.name,
+                            path: &t.path,
+                            triggers: &t.triggers,
+                            writes: &t.writes,
+                        })
+                        .collect();
+                    apply_writes(&mut state, graph, &mut tw, f, Some(&reducer))?;
+                }
+                let (id, ts) = self.next_id(step);
+                state.id = id.clone();
+                state.ts = ts;
+                let blob = state.blob(None);
+                self.saver_put(&ns, &id, saved_id.as_deref(), blob, &md("update", step + 1));
+                Ok(id)
+            }
+            AsNode::Input => {
+                let Some(v) = values else {
+                    return Err(EngineError::Update(
+                        "Received no input writes for __start__".into(),
+                    ));
+                };
+                let writes = vec![("__start__".to_string(), v)];
+                let f = self.next_fraction();
+                apply_writes(
+                    &mut state,
+                    graph,
+                    &mut [TaskWrites {
+                        name: "__input__",
+                        path: &[],
+                        triggers: &[],
+                        writes: &writes,
+                    }],
+                    f,
+                    Some(&reducer),
+                )?;
+                let next_step = if saved.is_some() { step + 1 } else { -1 };
+                let updated = vec!["__start__".to_string()];
+                let (id, ts) = self.next_id(next_step);
+                state.id = id.clone();
+                state.ts = ts;
+                let blob = state.blob(None);
+                let _ = updated;
+                self.saver_put(&ns, &id, saved_id.as_deref(), blob, &md("input", next_step));
+                Ok(id)
+            }
+            AsNode::Copy => {
+                if saved.is_none() {
+                    return Err(EngineError::Update(
+                        "Cannot copy a non-existent checkpoint".into(),
+                    ));
+                }
+                let (id, ts) = self.next_id(step);
+                state.id = id.clone();
+                state.ts = ts;
+                let blob = state.blob(None);
+                self.saver_put(
+                    &ns,
+                    &id,
+                    parent_of_saved.as_deref(),
+                    blob,
+                    &md("fork", step + 1),
+                );
+                Ok(id)
+            }
+            AsNode::Infer | AsNode::Node(_) => {
+                let node = match as_node {
+                    AsNode::Node(n) => n,
+                    _ => infer_as_node(self, &state.versions_seen)?,
+                };
+                if graph.node(&node).is_none() {
+                    return Err(EngineError::Update(format!("Node {node} does not exist")));
+                }
+                let task_id = if saved.is_some() {
+                    prepare_next_tasks(&state, graph, &ns, step + 1, None)
+                        .into_iter()
+                        .find(|t| t.name == node)
+                        .map(|t| t.id)
+                } else {
+                    None
+                }
+                .unwrap_or_else(|| update_task_id(&uuid::Uuid::try_parse(&state.id).unwrap(), 0));
+                let path = vec![PathPart::Str("__interrupt__".into()), PathPart::Int(0)];
+                let ret = values.unwrap_or(Value::Nil);
+                let writes = writer_writes(graph, &state, &node, &ret, code)
+                    .map_err(|f| EngineError::Update(f.repr))?;
+                if let Some(sid) = &saved_id {
+                    if !superseded {
+                        let rows: Vec<(String, Value)> = writes
+                            .iter()
+                            .filter(|(c, _)| c != "__pregel_push")
+                            .cloned()
+                            .collect();
+                        self.saver_put_writes(
+                            &ns,
+                            sid,
+                            &task_id,
+                            &crate::ids::task_path_str(&path),
+                            &rows,
+                        );
+                    }
+                }
+                let trig = vec!["__interrupt__".to_string()];
+                let f = self.next_fraction();
+                apply_writes(
+                    &mut state,
+                    graph,
+                    &mut [TaskWrites {
+                        name: &node,
+                        path: &path,
+                        triggers: &trig,
+                        writes: &writes,
+                    }],
+                    f,
+                    Some(&reducer),
+                )?;
+                let (id, ts) = self.next_id(step + 1);
+                state.id = id.clone();
+                state.ts = ts;
+                let blob = state.blob(None);
+                self.saver_put(&ns, &id, saved_id.as_deref(), blob, &md("update", step + 1));
+                Ok(id)
+            }
+        }
+    }
+}
+
+struct CodeReducer<'a>(&'a dyn super::NodeCode);
+impl super::channels::ReduceWith for CodeReducer<'_> {
+    fn reduce(&self, f: &str, a: &Value, b: &Value) -> Result<Value, String> {
+        self.0.reduce(f, a, b)
+    }
+}

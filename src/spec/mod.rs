@@ -1,0 +1,95 @@
+//! Graph specs: the JSON model (`model.rs`), the Starlark node code (`starlark.rs`), and loading
+//! both with every reference checked.
+
+pub mod model;
+pub mod starlark;
+
+use self::starlark::{Callable, StarlarkCode};
+use crate::engine::graph::Graph;
+use model::{GraphSpec, ReducerSpec, SpecError};
+use std::path::{Path, PathBuf};
+
+/// A spec with its code loaded and its graph compiled.
+pub struct LoadedGraph {
+    pub path: PathBuf,
+    pub spec: GraphSpec,
+    pub graph: Graph,
+    pub code: StarlarkCode,
+}
+
+/// Load `graphs/NAME.json` (and its `.star` module), validating names, edges and functions.
+pub fn load(path: &Path) -> Result<LoadedGraph, SpecError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| SpecError {
+        file: shown.clone(),
+        path: "$".into(),
+        message: format!("cannot read: {e}"),
+    })?;
+    let spec = GraphSpec::parse(&shown, &text)?;
+    let (code_file, source) = match (&spec.code_file, &spec.code_inline) {
+        (Some(f), _) => {
+            let p = path.parent().unwrap_or(Path::new(".")).join(f);
+            let src = std::fs::read_to_string(&p).map_err(|e| SpecError {
+                file: shown.clone(),
+                path: "code".into(),
+                message: format!("cannot read {}: {e}", p.display()),
+            })?;
+            (p.display().to_string(), src)
+        }
+        (None, Some(src)) => (format!("{shown}#code_inline"), src.clone()),
+        (None, None) => (format!("{shown}#code"), String::new()),
+    };
+    let code = StarlarkCode::load(&code_file, &source).map_err(|e| SpecError {
+        file: shown.clone(),
+        path: "code".into(),
+        message: e,
+    })?;
+    let need =
+        |what: &str, key: String, func: &str, nargs: usize| -> Result<(), SpecError> {
+            let err = |m: String| SpecError {
+                file: shown.clone(),
+                path: key.clone(),
+                message: m,
+            };
+            match code.check(func, nargs) {
+                Callable::Takes(true) => Ok(()),
+                Callable::Missing => Err(err(format!(
+                    "{what} function {func:?} is not defined in {code_file} (defined: {})",
+                    code.names().join(", ")
+                ))),
+                Callable::NotAFunction => {
+                    Err(err(format!("{func:?} in {code_file} is not a function")))
+                }
+                Callable::Takes(false) => Err(err(format!(
+                "{what} function {func:?} must take {nargs} positional argument{} (def {func}({}))",
+                if nargs == 1 { "" } else { "s" },
+                if nargs == 1 { "state" } else { "current, update" }
+            ))),
+            }
+        };
+    for (i, n) in spec.nodes.iter().enumerate() {
+        if n.subgraph.is_some() {
+            return Err(SpecError {
+                file: shown.clone(),
+                path: format!("nodes[{i}].subgraph"),
+                message: "subgraph nodes are not supported by this version of the engine".into(),
+            });
+        }
+        need("node", format!("nodes[{i}].fn"), &n.func, 1)?;
+    }
+    for (i, b) in spec.branches.iter().enumerate() {
+        need("path", format!("conditional_edges[{i}].path"), &b.path, 1)?;
+    }
+    for k in &spec.state {
+        if let ReducerSpec::Code(f) = &k.reducer {
+            need("reducer", format!("state.{}.reducer", k.name), f, 2)?;
+        }
+    }
+    let graph = Graph::compile(&spec);
+    Ok(LoadedGraph {
+        path: path.to_path_buf(),
+        spec,
+        graph,
+        code,
+    })
+}

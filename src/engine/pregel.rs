@@ -634,6 +634,9 @@ impl<'g> Engine<'g> {
         }
         // run the tasks that have no writes yet, in task order
         let null_resume = Rc::new(RefCell::new(interrupts::null_resume(&run.pending)));
+        // like LangGraph's get_null_resume(False), "a plain resume was given" stays true for every
+        // task of the step even after one of them consumed it
+        let step_had_null_resume = null_resume.borrow().is_some();
         let mut interrupted: Vec<(String, Interrupt)> = Vec::new();
         let mut failed: Option<(String, String)> = None;
         #[allow(clippy::needless_range_loop)]
@@ -670,6 +673,7 @@ impl<'g> Engine<'g> {
                 &task.path_str(),
                 step,
             );
+            cx.reexecution |= step_had_null_resume;
             let ex = run_task(self.graph, &run.state, task, self.code, &mut cx);
             if before_null.is_some() && null_resume.borrow().is_none() {
                 // consumed: LangGraph removes it from the step's pending writes

@@ -122,8 +122,6 @@ pub fn default_retry_on(kind: &str) -> bool {
         "StopIteration",
         "StopAsyncIteration",
         "OSError",
-        "InvalidUpdateError",
-        "GraphRecursionError",
     ]
     .iter()
     .any(|b| is_a(kind, b))

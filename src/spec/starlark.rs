@@ -495,6 +495,24 @@ fn classify(func: &str, e: &starlark::Error, over_ticks: bool, max_ticks: u64) -
         ));
     }
     let msg = format_error(e);
+    let plain = e.without_diagnostic().to_string();
+    // Python's class and message for the runtime errors node code commonly hits
+    if let Some(key) = plain
+        .strip_prefix("Key `")
+        .and_then(|r| r.strip_suffix("` was not found"))
+    {
+        let key = key.trim_matches('"');
+        return NodeError::Failed(Failure {
+            kind: "KeyError".into(),
+            repr: format!("KeyError({})", crate::engine::py_repr_str(key)),
+        });
+    }
+    if plain.contains("out of bound") || plain.contains("Index `") {
+        return NodeError::Failed(Failure::new("IndexError", "list index out of range"));
+    }
+    if plain.contains("not supported for type") || plain.contains("Type of parameter") {
+        return NodeError::Failed(Failure::new("TypeError", &msg));
+    }
     if msg.contains("Heap memory limit") {
         return NodeError::Failed(Failure::new("MemoryError", &format!("{func}: {msg}")));
     }

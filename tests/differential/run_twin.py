@@ -1,0 +1,243 @@
+"""Play a differential scenario on real LangGraph (the twin of a superstep graph spec).
+
+    python tests/differential/run_twin.py GRAPH_NAME --out DIR [--python-repo REPO]
+
+Reads REPO/graphs/GRAPH_NAME.json and REPO/tests/differential/scenarios/GRAPH_NAME.json, plays every
+thread's ops (durability "sync", recursion_limit 25) against a fresh SqliteSaver file
+DIR/GRAPH_NAME.sqlite and writes DIR/GRAPH_NAME.events.json:
+
+    [{"thread": "t1", "op": 0, "outcome": "ok"},
+     {"thread": "t1", "op": 1, "error": "RuntimeError", "message": "..."}, ...]
+
+Ops are read as tests/differential.rs reads them: `checkpoint` (any op) addresses the N-th checkpoint
+of the thread; `value` on resume/command is a plain resume and wins over `ids`; `ids` are looked up at
+the thread's latest checkpoint and a node with no pending interrupt is left out of the map;
+`break_before`/`break_after` ["*"] means every node; replay without a checkpoint is a continue.
+
+An op that raises (a node error, a plain resume with several interrupts pending, ...) is recorded and
+the scenario goes on; a malformed scenario (unknown op or key, checkpoint index out of range) stops
+the run with exit code 1.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sqlite3
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
+from langgraph.graph import END  # noqa: E402
+from langgraph.types import Command  # noqa: E402
+
+from twin import build_graph  # noqa: E402
+
+logging.getLogger("langgraph.checkpoint.serde.jsonplus").setLevel(logging.ERROR)
+
+RECURSION_LIMIT = 25
+INVOKE_OPS = ("run", "resume", "command", "continue", "replay")
+OP_KEYS = {
+    "run": {"input", "break_before", "break_after", "checkpoint"},
+    "resume": {"value", "ids", "update", "goto", "break_before", "break_after", "checkpoint"},
+    "command": {"value", "ids", "update", "goto", "break_before", "break_after", "checkpoint"},
+    "continue": {"break_before", "break_after", "checkpoint"},
+    "replay": {"checkpoint", "break_before", "break_after"},
+    "update": {"values", "as_node", "checkpoint"},
+}
+
+
+class ScenarioError(Exception):
+    """The scenario itself is wrong (not an outcome of the op)."""
+
+
+def fresh_db(path: str):
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+    conn = sqlite3.connect(path, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    saver.setup()
+    return conn, saver
+
+
+def finalize_db(path: str, conn: sqlite3.Connection) -> None:
+    """Fold the WAL into the main file and leave a single self-contained rollback-journal DB."""
+    conn.commit()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    mode = conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
+    if mode.lower() != "delete":
+        raise RuntimeError(f"{path}: could not switch journal_mode to DELETE (got {mode})")
+    conn.close()
+    for suffix in ("-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+
+
+def checkpoint_id(conn, thread: str, n: int) -> str:
+    rows = conn.execute(
+        "SELECT checkpoint_id FROM checkpoints WHERE thread_id=? AND checkpoint_ns='' "
+        "ORDER BY checkpoint_id",
+        (thread,),
+    ).fetchall()
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < len(rows):
+        raise ScenarioError(f"checkpoint {n!r} out of range (the thread has {len(rows)} checkpoints)")
+    return rows[n][0]
+
+
+CONTROL_CHANNELS = ("__error__", "__error_source_node__", "__interrupt__", "__resume__")
+
+
+def pending_interrupt_id(saver, conn, thread: str, node: str):
+    """Id of `node`'s pending interrupt at the thread's LATEST checkpoint, read from its writes like
+    tests/differential.rs does: the task whose task_path is "~__pregel_pull, <node>"; None when that
+    task has finished (a write to a non-control channel) or has no interrupt; else the last interrupt
+    of its last __interrupt__ write."""
+    row = conn.execute(
+        "SELECT checkpoint_id FROM checkpoints WHERE thread_id=? AND checkpoint_ns='' "
+        "ORDER BY checkpoint_id DESC LIMIT 1",
+        (thread,),
+    ).fetchone()
+    if row is None:
+        return None
+    writes = conn.execute(
+        "SELECT task_id, task_path, channel, type, value FROM writes WHERE thread_id=? AND checkpoint_ns='' "
+        "AND checkpoint_id=? ORDER BY task_id, idx",
+        (thread, row[0]),
+    ).fetchall()
+    path = f"~__pregel_pull, {node}"
+    tid = next((w[0] for w in writes if w[1] == path), None)
+    if tid is None:
+        return None
+    mine = [w for w in writes if w[0] == tid]
+    if any(w[2] not in CONTROL_CHANNELS for w in mine):
+        return None
+    last = None
+    for _, _, channel, typ, value in mine:
+        if channel == "__interrupt__":
+            items = saver.serde.loads_typed((typ, value))
+            for it in items if isinstance(items, (list, tuple)) else [items]:
+                if getattr(it, "id", None) is not None:
+                    last = it.id
+    return last
+
+
+def breakpoints(v):
+    """An op's break list: ["*"] (or "*") means every node."""
+    if v == "*" or v == ["*"]:
+        return "*"
+    return list(v)
+
+
+def play_op(graph, conn, thread: str, op: dict):
+    kind = op.get("op")
+    if kind not in OP_KEYS:
+        raise ScenarioError(f"unknown op {kind!r}")
+    extra = set(op) - OP_KEYS[kind] - {"op"}
+    if extra:
+        raise ScenarioError(f"op {kind!r}: unknown keys {sorted(extra)}")
+
+    config = {"configurable": {"thread_id": thread}, "recursion_limit": RECURSION_LIMIT}
+    if op.get("checkpoint") is not None:
+        # the shape of a StateSnapshot.config (SqliteSaver.put needs checkpoint_ns)
+        config["configurable"]["checkpoint_ns"] = ""
+        config["configurable"]["checkpoint_id"] = checkpoint_id(conn, thread, op["checkpoint"])
+
+    if kind == "update":
+        as_node = op.get("as_node")
+        if as_node in ("__end__", "END"):
+            as_node = END
+        graph.update_state(config, op.get("values"), as_node=as_node)
+        return
+
+    kw = {"durability": "sync"}
+    if "break_before" in op:
+        kw["interrupt_before"] = breakpoints(op["break_before"])
+    if "break_after" in op:
+        kw["interrupt_after"] = breakpoints(op["break_after"])
+
+    if kind == "run":
+        inp = op["input"] if "input" in op else graph.twin_spec.get("input")
+    elif kind in ("resume", "command"):
+        cmd = {}
+        if "value" in op:
+            cmd["resume"] = op["value"]
+        elif "ids" in op:
+            # nodes without a pending interrupt are left out of the map
+            ids = {}
+            for node, answer in op["ids"].items():
+                iid = pending_interrupt_id(graph.checkpointer, conn, thread, node)
+                if iid is not None:
+                    ids[iid] = answer
+            cmd["resume"] = ids
+        if "update" in op:
+            cmd["update"] = op["update"]
+        if "goto" in op:
+            cmd["goto"] = op["goto"]
+        inp = Command(**cmd)
+    else:  # continue, replay (replay = continue from `checkpoint`)
+        inp = None
+    graph.invoke(inp, config, **kw)
+
+
+def run(graph_name: str, out_dir: str, repo: str) -> list[dict]:
+    spec_path = os.path.join(repo, "graphs", f"{graph_name}.json")
+    scen_path = os.path.join(repo, "tests", "differential", "scenarios", f"{graph_name}.json")
+    with open(scen_path, encoding="utf-8") as f:
+        scenario = json.load(f)
+    if scenario.get("graph", graph_name) != graph_name:
+        raise ScenarioError(f"{scen_path}: graph is {scenario.get('graph')!r}, expected {graph_name!r}")
+
+    os.makedirs(out_dir, exist_ok=True)
+    db_path = os.path.join(out_dir, f"{graph_name}.sqlite")
+    conn, saver = fresh_db(db_path)
+    graph = build_graph(spec_path, saver, seed=scenario.get("seed", 0))
+
+    events: list[dict] = []
+    try:
+        for th in scenario["threads"]:
+            thread = th["thread"]
+            for i, op in enumerate(th["ops"]):
+                try:
+                    play_op(graph, conn, thread, op)
+                except ScenarioError as e:
+                    raise ScenarioError(f"{scen_path}: thread {thread!r} op {i}: {e}") from None
+                except Exception as exc:  # an op that raises is an outcome, not a crash
+                    events.append({"thread": thread, "op": i, "error": type(exc).__name__,
+                                   "message": str(exc)})
+                else:
+                    events.append({"thread": thread, "op": i, "outcome": "ok"})
+    finally:
+        finalize_db(db_path, conn)
+
+    with open(os.path.join(out_dir, f"{graph_name}.events.json"), "w", encoding="utf-8") as f:
+        json.dump(events, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    return events
+
+
+def main() -> int:
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # set iteration orders (edge writers, set payloads) must repeat between runs
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("graph")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--python-repo", default=os.path.dirname(os.path.dirname(HERE)),
+                    help="repository root holding graphs/ and tests/differential/scenarios/")
+    args = ap.parse_args()
+    try:
+        events = run(args.graph, os.path.abspath(args.out), os.path.abspath(args.python_repo))
+    except ScenarioError as e:
+        print(f"run_twin: {e}", file=sys.stderr)
+        return 1
+    errors = sum(1 for e in events if "error" in e)
+    print(f"{args.graph}: {len(events)} ops, {errors} raised")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

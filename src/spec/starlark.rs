@@ -34,7 +34,7 @@ use std::fmt;
 
 /// Default limits for one node execution.
 pub const MAX_TICKS: u64 = 5_000_000;
-pub const MAX_HEAP_BYTES: usize = 256 << 20;
+pub const MAX_HEAP_BYTES: usize = 128 << 20;
 
 pub fn dialect() -> Dialect {
     Dialect {
@@ -80,6 +80,36 @@ impl fmt::Display for Raised {
     }
 }
 impl std::error::Error for Raised {}
+
+#[derive(Debug)]
+struct HeapLimit(usize);
+impl fmt::Display for HeapLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "heap limit of {} MiB exceeded", self.0 >> 20)
+    }
+}
+impl std::error::Error for HeapLimit {}
+
+/// Checks the Starlark heap before every statement: growth that the evaluator's own (periodic)
+/// heap check would miss, such as doubling a string in a short loop, is stopped within a
+/// statement of crossing the limit.
+struct HeapGuard {
+    max: usize,
+}
+
+impl<'e> starlark::eval::BeforeStmtFuncDyn<'e> for HeapGuard {
+    fn call<'v>(
+        &mut self,
+        _span: starlark::codemap::FileSpanRef,
+        _continued: bool,
+        eval: &mut Evaluator<'v, '_, 'e>,
+    ) -> starlark::Result<()> {
+        if eval.heap().allocated_bytes() > self.max {
+            return Err(starlark::Error::new_native(HeapLimit(self.max)));
+        }
+        Ok(())
+    }
+}
 
 #[derive(ProvidesStaticType)]
 struct Extra<'a> {
@@ -457,22 +487,47 @@ impl StarlarkCode {
             cx: RefCell::new(cx),
         };
         let printer = PrintToEffects(&extra);
-        Module::with_temp_heap(|module| {
-            let mut eval = Evaluator::new(&module);
-            eval.extra = Some(&extra);
-            eval.set_print_handler(&printer);
-            let _ = eval.set_max_tick_count(max_ticks);
-            let _ = eval.set_max_heap_size(max_heap);
-            let _ = eval.set_max_callstack_size(200);
-            let fv = module.heap().access_owned_frozen_value(&f);
-            let argv: Vec<Value> = args.iter().map(|a| to_star(module.heap(), a)).collect();
-            let out = eval.eval_function(fv, &argv, &[]);
-            let ticks = eval.get_total_tick_count();
-            match out {
-                Ok(v) => from_star(v).map_err(|e| NodeError::Failed(Failure::new("TypeError", &e))),
-                Err(e) => Err(classify(func, &e, ticks > max_ticks, max_ticks)),
+        let run = std::panic::AssertUnwindSafe(|| {
+            Module::with_temp_heap(|module| {
+                let mut eval = Evaluator::new(&module);
+                eval.extra = Some(&extra);
+                eval.set_print_handler(&printer);
+                let _ = eval.set_max_tick_count(max_ticks);
+                let _ = eval.set_max_heap_size(max_heap);
+                let _ = eval.set_max_callstack_size(200);
+                eval.before_stmt_for_dap(starlark::eval::BeforeStmtFunc::from_dyn(Box::new(
+                    HeapGuard { max: max_heap },
+                )));
+                let fv = module.heap().access_owned_frozen_value(&f);
+                let argv: Vec<Value> = args.iter().map(|a| to_star(module.heap(), a)).collect();
+                let out = eval.eval_function(fv, &argv, &[]);
+                let ticks = eval.get_total_tick_count();
+                match out {
+                    Ok(v) => {
+                        from_star(v).map_err(|e| NodeError::Failed(Failure::new("TypeError", &e)))
+                    }
+                    Err(e) => Err(classify(func, &e, ticks > max_ticks, max_ticks)),
+                }
+            })
+        });
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let r = std::panic::catch_unwind(run);
+        std::panic::set_hook(prev);
+        match r {
+            Ok(r) => r,
+            Err(p) => {
+                let msg = p
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "interpreter panic".into());
+                Err(NodeError::Failed(Failure::new(
+                    "MemoryError",
+                    &format!("{func}: the Starlark interpreter gave up: {msg}"),
+                )))
             }
-        })
+        }
     }
 }
 
@@ -483,6 +538,9 @@ fn classify(func: &str, e: &starlark::Error, over_ticks: bool, max_ticks: u64) -
         }
         if let Some(Raised(f)) = a.downcast_ref::<Raised>() {
             return NodeError::Failed(f.clone());
+        }
+        if let Some(h) = a.downcast_ref::<HeapLimit>() {
+            return NodeError::Failed(Failure::new("MemoryError", &format!("{func}: {h}")));
         }
     }
     if let ErrorKind::Fail(a) = e.kind() {
@@ -514,7 +572,8 @@ fn classify(func: &str, e: &starlark::Error, over_ticks: bool, max_ticks: u64) -
         return NodeError::Failed(Failure::new("TypeError", &msg));
     }
     if msg.contains("Heap memory limit") {
-        return NodeError::Failed(Failure::new("MemoryError", &format!("{func}: {msg}")));
+        let first = plain.lines().next().unwrap_or_default();
+        return NodeError::Failed(Failure::new("MemoryError", &format!("{func}: {first}")));
     }
     if matches!(e.kind(), ErrorKind::StackOverflow(_)) {
         return NodeError::Failed(Failure::new(

@@ -94,6 +94,10 @@ pub struct ResumeArgs {
     /// Also Command(goto=NODE) (repeatable).
     #[arg(long, value_name = "NODE")]
     pub goto: Vec<String>,
+    /// Resume at this (older) checkpoint instead of the latest: LangGraph then re-runs the
+    /// step and reuses the answers already stored there.
+    #[arg(long, value_name = "ID")]
+    pub checkpoint: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -122,8 +122,22 @@ fn run_pause_resume_by_value_and_by_id() {
         dir.path(),
     );
     rejected(
-        &["--db", db, "resume", &g, "-t", "nobody", "--value", "1"],
+        &["--db", db, "continue", &g, "-t", "nobody"],
         "no thread \"nobody\"",
+        dir.path(),
+    );
+    rejected(
+        &[
+            "--db",
+            db,
+            "resume",
+            &g,
+            "-t",
+            "nobody",
+            "--id",
+            "00000000000000000000000000000000=1",
+        ],
+        "pending: none",
         dir.path(),
     );
     rejected(

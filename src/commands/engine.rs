@@ -264,7 +264,14 @@ pub fn run(db: &Path, a: &RunArgs, color: bool, out: &mut dyn Write) -> Result<(
 
 pub fn resume(db: &Path, a: &ResumeArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
     let lg = load_graph(&a.sel.graph)?;
-    let pre = preflight(db, &a.sel.thread, true, None)?;
+    // LangGraph accepts a Command on a thread with no checkpoint (it becomes the input), so the
+    // thread need not exist; an addressed checkpoint must.
+    let pre = preflight(
+        db,
+        &a.sel.thread,
+        a.checkpoint.is_some(),
+        a.checkpoint.as_deref(),
+    )?;
     let resume = if let Some(v) = &a.value {
         let v = parse_json("--value", v)?;
         if pre.pending.len() > 1 {
@@ -322,7 +329,7 @@ pub fn resume(db: &Path, a: &ResumeArgs, color: bool, out: &mut dyn Write) -> Re
             goto,
             resume,
         },
-        None,
+        a.checkpoint.as_deref(),
     )
     .map_err(|x| CliError(x.to_string()))?;
     let (reports, pause) = drive(&mut e, a.sel.steps)?;

@@ -181,6 +181,11 @@ impl<'g> Engine<'g> {
         &self.store
     }
 
+    /// SQLite transactions this engine has committed.
+    pub fn commits(&self) -> u64 {
+        self.saver.commits
+    }
+
     fn fraction(&mut self) -> f64 {
         self.ids.fraction()
     }

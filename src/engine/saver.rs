@@ -39,6 +39,8 @@ enum Op {
 pub struct Saver {
     pub thread_id: String,
     ops: Vec<Op>,
+    /// Transactions committed so far.
+    pub commits: u64,
 }
 
 impl Saver {
@@ -46,6 +48,7 @@ impl Saver {
         Saver {
             thread_id: thread_id.to_string(),
             ops: Vec::new(),
+            commits: 0,
         }
     }
 
@@ -157,6 +160,7 @@ impl Saver {
             }
         }
         tx.commit()?;
+        self.commits += 1;
         Ok(())
     }
 

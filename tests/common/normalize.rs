@@ -1,0 +1,366 @@
+//! Row-by-row normalisation of a SqliteSaver DB for comparing superstep's and LangGraph's files:
+//! checkpoint ids become labels in creation order, timestamps are dropped, versions keep their
+//! integer part, set payloads are sorted, and every task / interrupt id is recomputed from the DB's
+//! own checkpoint ids (a "MISMATCH" label marks one that does not recompute).
+#![allow(dead_code)]
+
+use rmpv::Value;
+use serde_json::{json, Value as Json};
+use std::path::Path;
+use superstep::engine::graph::Graph;
+use superstep::ids::{self, NULL_TASK_ID};
+use superstep::store::{Checkpoint, Mode, Store};
+use superstep::value::{to_view, Send, ViewOptions};
+
+/// Recompute ids from the DB's own checkpoint ids and replace them with stable labels.
+pub struct Normalizer<'a> {
+    pub graph: &'a Graph,
+}
+
+fn version_int(v: &Json) -> Json {
+    match v {
+        Json::String(s) => json!(s.split('.').next().unwrap().parse::<i64>().unwrap()),
+        other => other.clone(),
+    }
+}
+
+fn sort_sets(j: &mut Json) {
+    match j {
+        Json::Object(o) => {
+            let is_set = matches!(
+                o.get("__type__").and_then(Json::as_str),
+                Some("builtins.set" | "builtins.frozenset")
+            );
+            for v in o.values_mut() {
+                sort_sets(v);
+            }
+            if is_set {
+                if let Some(Json::Array(items)) = o.get_mut("items") {
+                    items.sort_by_key(|x| x.to_string());
+                }
+            }
+        }
+        Json::Array(a) => a.iter_mut().for_each(sort_sets),
+        _ => {}
+    }
+}
+
+impl Normalizer<'_> {
+    fn triggers(&self, node: &str) -> Vec<String> {
+        self.graph
+            .node(node)
+            .map(|n| n.triggers.clone())
+            .unwrap_or_default()
+    }
+
+    /// Label for a write's task id, after checking it against LangGraph's formulas.
+    fn task_label(
+        &self,
+        cp: &Checkpoint,
+        step: i64,
+        task_id: &str,
+        task_path: &str,
+    ) -> (String, Option<String>) {
+        if task_id == NULL_TASK_ID {
+            return ("null".into(), None);
+        }
+        let cid = uuid::Uuid::try_parse(&cp.id).unwrap();
+        if let Some(node) = task_path.strip_prefix("~__pregel_pull, ") {
+            let want = ids::pull_task_id(&cid, "", step + 1, node, &self.triggers(node));
+            return if want == task_id {
+                (format!("pull:{node}"), Some(node.to_string()))
+            } else {
+                (
+                    format!("MISMATCH pull:{node} {task_id} != {want}"),
+                    Some(node.to_string()),
+                )
+            };
+        }
+        if let Some(rest) = task_path.strip_prefix("~__pregel_push, ") {
+            let idx: usize = rest.split(", ").next().unwrap().parse().unwrap();
+            let send = match cp.value("__pregel_tasks") {
+                Some(Value::Array(a)) => a.get(idx).and_then(Send::from_value),
+                _ => None,
+            };
+            let Some(send) = send else {
+                return (format!("MISMATCH push:{idx} no Send"), None);
+            };
+            let want = ids::push_task_id(&cid, "", step + 1, &send.node, idx);
+            return if want == task_id {
+                (format!("push:{idx}:{}", send.node), Some(send.node))
+            } else {
+                (
+                    format!("MISMATCH push:{idx} {task_id} != {want}"),
+                    Some(send.node),
+                )
+            };
+        }
+        if task_path.starts_with("~__interrupt__") {
+            if ids::update_task_id(&cid, 0) == task_id {
+                return ("update".into(), None);
+            }
+            for n in &self.graph.nodes {
+                if ids::pull_task_id(&cid, "", step + 1, &n.name, &n.triggers) == task_id {
+                    return (format!("update-as-task:{}", n.name), None);
+                }
+            }
+            return (format!("MISMATCH update {task_id}"), None);
+        }
+        (format!("other:{task_id}"), None)
+    }
+
+    /// LangGraph attaches a node's plain edges from a Python set, so the relative order (and idx)
+    /// of its `branch:to:*` edge writes is hash-randomised (spec §4.4). Within one task's batch,
+    /// give those writes their idx values in channel order.
+    fn canonical_edge_order(&self, writes: &mut [Json]) {
+        use superstep::engine::graph::Writer;
+        let mut tasks: Vec<String> = writes
+            .iter()
+            .map(|w| w["task"].as_str().unwrap_or_default().to_string())
+            .collect();
+        tasks.dedup();
+        for t in tasks {
+            let own = writes
+                .iter()
+                .find(|w| w["task"].as_str() == Some(t.as_str()))
+                .and_then(|w| {
+                    w["task_path"]
+                        .as_str()
+                        .and_then(|p| p.strip_prefix("~__pregel_pull, "))
+                        .map(str::to_string)
+                });
+            // the task's own node; for update_state rows, any node whose whole edge set was written
+            let in_batch = |c: &str| {
+                writes
+                    .iter()
+                    .any(|w| w["task"].as_str() == Some(t.as_str()) && w["channel"] == c)
+            };
+            let node = match own {
+                Some(n) => self.graph.node(&n).cloned(),
+                None => self
+                    .graph
+                    .nodes
+                    .iter()
+                    .find(|n| {
+                        let e: Vec<&String> = n
+                            .writers
+                            .iter()
+                            .filter_map(|w| match w {
+                                Writer::Edge(c) => Some(c),
+                                _ => None,
+                            })
+                            .collect();
+                        e.len() >= 2 && e.iter().all(|c| in_batch(c))
+                    })
+                    .cloned(),
+            };
+            let Some(node) = node else { continue };
+            let edges: Vec<String> = node
+                .writers
+                .iter()
+                .filter_map(|w| match w {
+                    Writer::Edge(c) => Some(c.clone()),
+                    _ => None,
+                })
+                .collect();
+            if edges.len() < 2 {
+                continue;
+            }
+            let pos: Vec<usize> = (0..writes.len())
+                .filter(|&i| {
+                    writes[i]["task"].as_str() == Some(t.as_str())
+                        && edges.iter().any(|e| writes[i]["channel"] == e.as_str())
+                })
+                .collect();
+            let mut idxs: Vec<i64> = pos
+                .iter()
+                .map(|&i| writes[i]["idx"].as_i64().unwrap())
+                .collect();
+            idxs.sort();
+            let mut chans: Vec<Json> = pos.iter().map(|&i| writes[i]["channel"].clone()).collect();
+            chans.sort_by_key(|c| c.to_string());
+            for (k, &i) in pos.iter().enumerate() {
+                writes[i]["idx"] = json!(idxs[k]);
+                writes[i]["channel"] = chans[k].clone();
+            }
+        }
+    }
+
+    fn relabel_interrupts(&self, j: &mut Json, task_ns: &str) {
+        match j {
+            Json::Object(o) => {
+                if o.get("__type__").and_then(Json::as_str) == Some("langgraph.types.Interrupt") {
+                    if let Some(id) = o.get("id").and_then(Json::as_str) {
+                        let label = (0..16)
+                            .find(|k| ids::interrupt_id(task_ns, *k) == id)
+                            .map(|k| format!("interrupt:{k}"))
+                            .unwrap_or_else(|| format!("MISMATCH interrupt {id}"));
+                        o.insert("id".into(), json!(label));
+                    }
+                }
+                for v in o.values_mut() {
+                    self.relabel_interrupts(v, task_ns);
+                }
+            }
+            Json::Array(a) => a
+                .iter_mut()
+                .for_each(|x| self.relabel_interrupts(x, task_ns)),
+            _ => {}
+        }
+    }
+
+    pub fn normalize(&self, db: &Path) -> Json {
+        self.normalize_threads(db, None)
+    }
+
+    /// Only the given threads (all when `None`).
+    pub fn normalize_threads(&self, db: &Path, only: Option<&[String]>) -> Json {
+        let store = Store::open(db, Mode::ReadOnly).unwrap();
+        let o = ViewOptions::default();
+        let mut threads = serde_json::Map::new();
+        let mut stmt = store
+            .conn()
+            .prepare("SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id")
+            .unwrap();
+        let tids: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        for tid in tids {
+            if only.is_some_and(|o| !o.contains(&tid)) {
+                continue;
+            }
+            let mut rows = store.history(&tid, "", None, 10_000).unwrap();
+            rows.reverse();
+            let labels: Vec<String> = rows.iter().map(|r| r.checkpoint_id.clone()).collect();
+            let label = |id: &str| {
+                labels
+                    .iter()
+                    .position(|x| x == id)
+                    .map(|i| format!("C{i}"))
+                    .unwrap_or_else(|| "?".into())
+            };
+            let mut out = Vec::new();
+            for r in &rows {
+                let cp = store.decode(r).unwrap();
+                let step = r.metadata.get("step").and_then(Json::as_i64).unwrap();
+                let clock = ids::clock_seq_step(&uuid::Uuid::try_parse(&r.checkpoint_id).unwrap());
+                let mut values = serde_json::Map::new();
+                for (k, v) in &cp.channel_values {
+                    values.insert(k.clone(), to_view(v, o));
+                }
+                let mut values = Json::Object(values);
+                sort_sets(&mut values);
+                let versions: std::collections::BTreeMap<String, Json> = cp
+                    .channel_versions
+                    .iter()
+                    .map(|(k, v)| (k.clone(), version_int(&to_view(&v.to_value(), o))))
+                    .collect();
+                let seen: std::collections::BTreeMap<
+                    String,
+                    std::collections::BTreeMap<String, Json>,
+                > = cp
+                    .versions_seen
+                    .iter()
+                    .map(|(n, m)| {
+                        (
+                            n.clone(),
+                            m.iter()
+                                .map(|(k, v)| (k.clone(), version_int(&to_view(&v.to_value(), o))))
+                                .collect(),
+                        )
+                    })
+                    .collect();
+                let mut writes = Vec::new();
+                for w in store.writes(&tid, "", &r.checkpoint_id).unwrap() {
+                    let (task, node) = self.task_label(&cp, step, &w.task_id, &w.task_path);
+                    let mut v = w.value.view(o);
+                    if let Some(node) = node {
+                        self.relabel_interrupts(&mut v, &ids::task_ns("", &node, &w.task_id));
+                    }
+                    sort_sets(&mut v);
+                    writes.push(json!({"task": task, "task_path": w.task_path, "idx": w.idx, "channel": w.channel, "type": w.type_, "value": v}));
+                }
+                self.canonical_edge_order(&mut writes);
+                writes.sort_by_key(|w| {
+                    (
+                        w["task_path"].to_string(),
+                        w["idx"].as_i64().unwrap(),
+                        w["task"].to_string(),
+                    )
+                });
+                let mut md = Json::Object(r.metadata.clone());
+                if let Some(Json::Object(p)) = md.get_mut("parents") {
+                    for v in p.values_mut() {
+                        *v = json!(label(v.as_str().unwrap_or("")));
+                    }
+                }
+                out.push(json!({
+                    "label": label(&r.checkpoint_id),
+                    "parent": r.parent_checkpoint_id.as_deref().map(label),
+                    "type": r.type_,
+                    "metadata": md,
+                    "clock_seq": clock,
+                    "v": cp.v,
+                    "channel_values": values,
+                    "channel_versions": versions,
+                    "versions_seen": seen,
+                    "updated_channels": cp.updated_channels,
+                    "writes": writes,
+                }));
+            }
+            // writes on checkpoints that were never saved (orphans)
+            let mut stmt = store
+                .conn()
+                .prepare(
+                    "SELECT w.task_id, w.task_path, w.idx, w.channel, w.type FROM writes w LEFT JOIN checkpoints c
+                     USING (thread_id, checkpoint_ns, checkpoint_id) WHERE w.thread_id=?1 AND c.checkpoint_id IS NULL
+                     ORDER BY w.task_path, w.idx",
+                )
+                .unwrap();
+            let orphans: Vec<Json> = stmt
+                .query_map([&tid], |r| {
+                    let task: String = r.get(0)?;
+                    Ok(json!({"null_task": task == NULL_TASK_ID, "task_path": r.get::<_, String>(1)?, "idx": r.get::<_, i64>(2)?, "channel": r.get::<_, String>(3)?, "type": r.get::<_, Option<String>>(4)?}))
+                })
+                .unwrap()
+                .map(|x| x.unwrap())
+                .collect();
+            threads.insert(tid, json!({"checkpoints": out, "orphan_writes": orphans}));
+        }
+        Json::Object(threads)
+    }
+}
+
+/// First difference between two JSON trees, with its path.
+pub fn first_diff(a: &Json, b: &Json, path: &str) -> Option<String> {
+    match (a, b) {
+        (Json::Object(x), Json::Object(y)) => {
+            for k in x.keys().chain(y.keys()) {
+                let (va, vb) = (
+                    x.get(k).unwrap_or(&Json::Null),
+                    y.get(k).unwrap_or(&Json::Null),
+                );
+                if let Some(d) = first_diff(va, vb, &format!("{path}.{k}")) {
+                    return Some(d);
+                }
+            }
+            None
+        }
+        (Json::Array(x), Json::Array(y)) => {
+            for i in 0..x.len().max(y.len()) {
+                let (va, vb) = (
+                    x.get(i).unwrap_or(&Json::Null),
+                    y.get(i).unwrap_or(&Json::Null),
+                );
+                if let Some(d) = first_diff(va, vb, &format!("{path}[{i}]")) {
+                    return Some(d);
+                }
+            }
+            None
+        }
+        _ if a == b => None,
+        _ => Some(format!("{path}:\n    superstep: {a}\n    langgraph: {b}")),
+    }
+}

@@ -104,6 +104,12 @@ fn langgraph_run(py: &str, n: u64, mode: &str, dir: &Path) -> Run {
 
 /// Raw SQLite commits per second (one small INSERT per transaction) in WAL mode.
 fn ceiling(mode: &str, dir: &Path) -> f64 {
+    ceiling_shaped(mode, dir, 200, 0)
+}
+
+/// Commits per second of transactions shaped like one superstep's rows: a checkpoint-sized
+/// blob plus `writes` small rows (what the loop graph commits per step), no engine work.
+fn ceiling_shaped(mode: &str, dir: &Path, blob_bytes: usize, writes: usize) -> f64 {
     let p = dir.join(format!("ceiling-{mode}.sqlite"));
     for s in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{s}", p.display()));
@@ -116,15 +122,20 @@ fn ceiling(mode: &str, dir: &Path) -> f64 {
         if mode == "normal" { "NORMAL" } else { "FULL" },
     )
     .unwrap();
-    c.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)")
+    c.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB); CREATE TABLE w (id INTEGER PRIMARY KEY, v BLOB)")
         .unwrap();
-    let blob = vec![7u8; 200];
+    let blob = vec![7u8; blob_bytes];
+    let small = vec![7u8; 16];
     let t0 = Instant::now();
     let mut n = 0u64;
     while t0.elapsed() < Duration::from_secs(2) {
         let tx = c.unchecked_transaction().unwrap();
         tx.execute("INSERT INTO t (v) VALUES (?1)", [&blob])
             .unwrap();
+        for _ in 0..writes {
+            tx.execute("INSERT INTO w (v) VALUES (?1)", [&small])
+                .unwrap();
+        }
         tx.commit().unwrap();
         n += 1;
     }
@@ -152,8 +163,9 @@ fn main() {
             .to_string()
     }));
     std::fs::create_dir_all(&dir).unwrap();
-    let ceil_full = ceiling("full", &dir);
-    let ceil_normal = ceiling("normal", &dir);
+    let only = args.iter().any(|a| a == "--superstep-only");
+    let ceil_full = if only { 0.0 } else { ceiling("full", &dir) };
+    let ceil_normal = if only { 0.0 } else { ceiling("normal", &dir) };
     println!("## superstep engine vs LangGraph 1.2.24 + SqliteSaver (loop graph)\n");
     println!(
         "raw SQLite ceiling on {}: {:.0} commits/s at synchronous=FULL, {:.0} at NORMAL (WAL)\n",
@@ -161,10 +173,29 @@ fn main() {
         ceil_full,
         ceil_normal
     );
-    println!("| N | setting | superstep steps/s | LangGraph steps/s | ratio | txns/step (ss / LG) | superstep % of ceiling | µs/step ss | DB MB (ss / LG) |");
-    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| N | setting | superstep steps/s | LangGraph steps/s | ratio | txns/step (ss / LG) | superstep % of raw ceiling | step-shaped ceiling (commits/s) | superstep % of it | µs/step ss | DB MB (ss / LG) |");
+    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let modes: Vec<String> = arg("--modes")
+        .unwrap_or_else(|| "full,normal,memory".into())
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    if args.iter().any(|a| a == "--superstep-only") {
+        for &n in &ns {
+            for mode in &modes {
+                let s = superstep_run(n, mode, &dir);
+                println!(
+                    "superstep N={n} {mode}: {:.0} steps/s, {:.1} µs/step, {} txns",
+                    s.steps as f64 / s.secs,
+                    1e6 * s.secs / s.steps as f64,
+                    s.txns
+                );
+            }
+        }
+        return;
+    }
     for &n in &ns {
-        for mode in ["full", "normal", "memory"] {
+        for mode in modes.iter().map(String::as_str) {
             let s = superstep_run(n, mode, &dir);
             let l = langgraph_run(&py, n, mode, &dir);
             let (sr, lr) = (s.steps as f64 / s.secs, l.steps as f64 / l.secs);
@@ -179,8 +210,18 @@ fn main() {
                 ),
                 _ => "-".into(),
             };
+            let (shaped, shaped_pct) = if mode == "memory" {
+                ("-".to_string(), "-".to_string())
+            } else {
+                let avg_blob = (s.bytes as f64 / s.steps as f64) as usize;
+                let c = ceiling_shaped(mode, &dir, avg_blob.max(200), 3);
+                (
+                    format!("{c:.0}"),
+                    format!("{:.0}%", 100.0 * sr * (s.txns as f64 / s.steps as f64) / c),
+                )
+            };
             println!(
-                "| {n} | {mode} | {sr:.0} | {lr:.0} | {:.1}x | {:.2} / {:.2} | {ceil} | {:.0} | {:.1} / {:.1} |",
+                "| {n} | {mode} | {sr:.0} | {lr:.0} | {:.1}x | {:.2} / {:.2} | {ceil} | {shaped} | {shaped_pct} | {:.0} | {:.1} / {:.1} |",
                 sr / lr,
                 s.txns as f64 / s.steps as f64,
                 l.txns as f64 / l.steps as f64,

@@ -158,6 +158,14 @@ impl Channel {
         }
     }
 
+    /// `checkpoint()` without copying a plain value.
+    pub fn checkpoint_ref(&self) -> Option<std::borrow::Cow<'_, Value>> {
+        match &self.content {
+            Content::Value(v) => Some(std::borrow::Cow::Borrowed(v)),
+            _ => self.checkpoint().map(std::borrow::Cow::Owned),
+        }
+    }
+
     /// `checkpoint()`: `None` is MISSING (not stored).
     pub fn checkpoint(&self) -> Option<Value> {
         match &self.content {
@@ -201,8 +209,8 @@ impl Channel {
                 }
                 let reducer = reducer.clone();
                 let mut it = values.iter();
-                let mut current = match &self.content {
-                    Content::Value(v) => v.clone(),
+                let mut current = match std::mem::replace(&mut self.content, Content::Missing) {
+                    Content::Value(v) => v,
                     _ => {
                         let first = it.next().unwrap();
                         overwrite_value(first).unwrap_or_else(|| first.clone())
@@ -212,6 +220,7 @@ impl Channel {
                 for v in it {
                     if let Some(o) = overwrite_value(v) {
                         if seen_overwrite {
+                            self.content = Content::Value(current);
                             return Err(EngineError::InvalidUpdate(
                                 "Can receive only one Overwrite value per super-step.".into(),
                             ));
@@ -220,18 +229,33 @@ impl Channel {
                         current = o;
                         continue;
                     }
-                    if !seen_overwrite {
-                        current = match &reducer {
-                            ReducerFn::Add => add(&current, v),
-                            ReducerFn::Code(f) => match code {
-                                Some(c) => c.reduce(f, &current, v),
-                                None => Err(format!("reducer {f} needs the graph's code")),
-                            },
+                    if seen_overwrite {
+                        continue;
+                    }
+                    // operator.add on two lists builds a new list; appending in place gives the
+                    // same value without copying the accumulator
+                    if let (ReducerFn::Add, Value::Array(acc), Value::Array(more)) =
+                        (&reducer, &mut current, v)
+                    {
+                        acc.extend(more.iter().cloned());
+                        continue;
+                    }
+                    let next = match &reducer {
+                        ReducerFn::Add => add(&current, v),
+                        ReducerFn::Code(f) => match code {
+                            Some(c) => c.reduce(f, &current, v),
+                            None => Err(format!("reducer {f} needs the graph's code")),
+                        },
+                    };
+                    match next {
+                        Ok(n) => current = n,
+                        Err(message) => {
+                            self.content = Content::Value(current);
+                            return Err(EngineError::Reducer {
+                                key: key.clone(),
+                                message,
+                            });
                         }
-                        .map_err(|e| EngineError::Reducer {
-                            key: key.clone(),
-                            message: e,
-                        })?;
                     }
                 }
                 self.content = Content::Value(current);

@@ -3,8 +3,8 @@
 
 use super::channels::Channel;
 use super::graph::Graph;
+use super::{Arg, NodeInput};
 use crate::store::{Checkpoint, Version};
-use crate::value::encode_msgpack;
 use rmpv::Value;
 
 /// Checkpoint fields plus live channels, mutated step by step.
@@ -94,50 +94,72 @@ impl State {
     }
 
     /// The state keys that are available, as the dict a node receives.
-    pub fn read_state(&self, graph: &Graph) -> Value {
-        Value::Map(
+    pub fn read_state<'a>(&'a self, graph: &'a Graph) -> NodeInput<'a> {
+        NodeInput::State(
             graph
                 .state_keys
                 .iter()
                 .filter_map(|k| {
-                    self.channel(k)
-                        .and_then(|c| c.get())
-                        .map(|v| (Value::from(k.as_str()), v))
+                    let c = self.channel(k)?;
+                    if !c.is_available() {
+                        return None;
+                    }
+                    c.value_ref().map(|v| (k.as_str(), Arg::Ref(v)))
                 })
                 .collect(),
         )
     }
 
-    /// `create_checkpoint(...)` as a msgpack blob, keys in LangGraph's order.
+    /// `create_checkpoint(...)` as a msgpack blob, keys in LangGraph's order; channel values are
+    /// encoded straight from the channels (no copies).
     pub fn blob(&self, updated_channels: Option<&[String]>) -> Vec<u8> {
-        let s = |x: &str| Value::from(x);
-        let values: Vec<(Value, Value)> = self
+        use rmp::encode::{write_array_len, write_map_len, write_nil, write_sint, write_str};
+        let mut buf: Vec<u8> = Vec::with_capacity(512);
+        let w = &mut buf;
+        let versions = |w: &mut Vec<u8>, m: &[(String, Version)]| {
+            write_map_len(w, m.len() as u32).unwrap();
+            for (k, v) in m {
+                write_str(w, k).unwrap();
+                rmpv::encode::write_value(w, &v.to_value()).unwrap();
+            }
+        };
+        write_map_len(w, 7).unwrap();
+        write_str(w, "v").unwrap();
+        write_sint(w, self.v).unwrap();
+        write_str(w, "ts").unwrap();
+        write_str(w, &self.ts).unwrap();
+        write_str(w, "id").unwrap();
+        write_str(w, &self.id).unwrap();
+        write_str(w, "channel_values").unwrap();
+        let stored: Vec<(&str, std::borrow::Cow<Value>)> = self
             .channels
             .iter()
             .filter(|c| self.version(&c.name).is_some())
-            .filter_map(|c| c.checkpoint().map(|v| (s(&c.name), v)))
+            .filter_map(|c| c.checkpoint_ref().map(|v| (c.name.as_str(), v)))
             .collect();
-        let versions = |m: &[(String, Version)]| {
-            Value::Map(m.iter().map(|(k, v)| (s(k), v.to_value())).collect())
-        };
-        let seen = Value::Map(
-            self.versions_seen
-                .iter()
-                .map(|(k, m)| (s(k), versions(m)))
-                .collect(),
-        );
-        let updated = match updated_channels {
-            Some(u) => Value::Array(u.iter().map(|c| s(c)).collect()),
-            None => Value::Nil,
-        };
-        encode_msgpack(&Value::Map(vec![
-            (s("v"), Value::from(self.v)),
-            (s("ts"), s(&self.ts)),
-            (s("id"), s(&self.id)),
-            (s("channel_values"), Value::Map(values)),
-            (s("channel_versions"), versions(&self.channel_versions)),
-            (s("versions_seen"), seen),
-            (s("updated_channels"), updated),
-        ]))
+        write_map_len(w, stored.len() as u32).unwrap();
+        for (k, v) in &stored {
+            write_str(w, k).unwrap();
+            rmpv::encode::write_value(w, v).unwrap();
+        }
+        write_str(w, "channel_versions").unwrap();
+        versions(w, &self.channel_versions);
+        write_str(w, "versions_seen").unwrap();
+        write_map_len(w, self.versions_seen.len() as u32).unwrap();
+        for (k, m) in &self.versions_seen {
+            write_str(w, k).unwrap();
+            versions(w, m);
+        }
+        write_str(w, "updated_channels").unwrap();
+        match updated_channels {
+            Some(u) => {
+                write_array_len(w, u.len() as u32).unwrap();
+                for c in u {
+                    write_str(w, c).unwrap();
+                }
+            }
+            None => write_nil(w).unwrap(),
+        }
+        buf
     }
 }

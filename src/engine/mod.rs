@@ -93,18 +93,61 @@ pub enum NodeError {
     Failed(Failure),
 }
 
+/// One state value handed to node code without copying the channel's content.
+#[derive(Debug, Clone)]
+pub enum Arg<'a> {
+    Ref(&'a Value),
+    Owned(Value),
+    /// A list followed by more items (an `add` reducer's pending append, seen by a conditional
+    /// edge's fresh read) without building the concatenation.
+    Concat(&'a [Value], Vec<Value>),
+}
+
+impl Arg<'_> {
+    pub fn to_value(&self) -> Value {
+        match self {
+            Arg::Ref(v) => (*v).clone(),
+            Arg::Owned(v) => v.clone(),
+            Arg::Concat(a, b) => Value::Array(a.iter().chain(b.iter()).cloned().collect()),
+        }
+    }
+}
+
+/// What a node (or path function) is called with.
+#[derive(Debug, Clone)]
+pub enum NodeInput<'a> {
+    /// The state dict: available state keys in spec order.
+    State(Vec<(&'a str, Arg<'a>)>),
+    /// Any other value (a `Send` argument, the raw input of `__start__`).
+    Value(&'a Value),
+}
+
+impl NodeInput<'_> {
+    pub fn to_value(&self) -> Value {
+        match self {
+            NodeInput::Value(v) => (*v).clone(),
+            NodeInput::State(entries) => Value::Map(
+                entries
+                    .iter()
+                    .map(|(k, a)| (Value::from(*k), a.to_value()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
 /// The graph's code: node functions, path functions, custom reducers.
 pub trait NodeCode {
     fn call_node(
         &self,
         func: &str,
-        state: &Value,
+        input: &NodeInput,
         cx: &mut TaskContext,
     ) -> Result<Value, NodeError>;
     fn call_path(
         &self,
         func: &str,
-        state: &Value,
+        input: &NodeInput,
         cx: &mut TaskContext,
     ) -> Result<Value, NodeError>;
     fn reduce(&self, func: &str, current: &Value, update: &Value) -> Result<Value, String>;

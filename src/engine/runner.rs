@@ -2,12 +2,12 @@
 //! state updates (`_get_updates`), control (`_control_branch`), edges, waiting edges and
 //! conditional edges — with LangGraph's retry rules.
 
-use super::channels::{Channel, ReduceWith};
+use super::channels::{Channel, ChannelKind, ReduceWith, ReducerFn};
 use super::checkpoint::State;
 use super::graph::{Graph, Writer};
 use super::interrupts::TaskContext;
 use super::tasks::Task;
-use super::{Failure, NodeCode, NodeError};
+use super::{Arg, Failure, NodeCode, NodeError, NodeInput};
 use crate::spec::model::{RetrySpec, END, START};
 use crate::value::ext::Ext;
 use crate::value::{Interrupt, Send};
@@ -61,7 +61,7 @@ pub fn writer_writes(
         name: node.to_string(),
         path: Vec::new(),
         triggers: Vec::new(),
-        input: Value::Nil,
+        input: None,
         task_ns: String::new(),
         writes: Vec::new(),
     };
@@ -150,8 +150,8 @@ pub fn run_task(
             cx.next_attempt();
         }
         let result = match &node.func {
-            None => Ok(task.input.clone()),
-            Some(f) => code.call_node(f, &task.input, cx),
+            None => Ok(task.input.clone().unwrap_or(Value::Nil)),
+            Some(f) => code.call_node(f, &task.node_input(state, graph), cx),
         };
         let result = result.and_then(|ret| {
             let mut writes = std::mem::take(&mut cx.writes);
@@ -307,30 +307,60 @@ fn control_writes(ret: &Value) -> Result<Vec<(String, Value)>, Failure> {
 }
 
 /// The state a conditional edge reads: current channels with this task's writes applied locally
-/// (`local_read(fresh=True)`).
-fn fresh_state(
-    graph: &Graph,
-    state: &State,
+/// (`local_read(fresh=True)`). Keys the task did not write are borrowed; an `add` list with
+/// appended items is passed as a concatenation, not copied.
+fn fresh_state<'a>(
+    graph: &'a Graph,
+    state: &'a State,
     writes: &[(String, Value)],
     code: &dyn NodeCode,
-) -> Result<Value, Failure> {
+) -> Result<NodeInput<'a>, Failure> {
     let reducer = CodeReducer(code);
-    let mut out = Vec::new();
+    let mut out: Vec<(&'a str, Arg<'a>)> = Vec::new();
     for k in &graph.state_keys {
         let Some(ch) = state.channel(k) else { continue };
-        let vals: Vec<Value> = writes
+        let vals: Vec<&Value> = writes
             .iter()
             .filter(|(c, _)| c == k)
-            .map(|(_, v)| v.clone())
+            .map(|(_, v)| v)
             .collect();
+        if vals.is_empty() {
+            if ch.is_available() {
+                if let Some(v) = ch.value_ref() {
+                    out.push((k.as_str(), Arg::Ref(v)));
+                }
+            }
+            continue;
+        }
+        let is_add = matches!(
+            &ch.kind,
+            ChannelKind::Reducer {
+                reducer: ReducerFn::Add,
+                ..
+            }
+        );
+        if let (true, Some(Value::Array(cur))) = (is_add, ch.value_ref()) {
+            if vals.iter().all(|v| matches!(v, Value::Array(_))) {
+                let more: Vec<Value> = vals
+                    .iter()
+                    .flat_map(|v| match v {
+                        Value::Array(a) => a.clone(),
+                        _ => Vec::new(),
+                    })
+                    .collect();
+                out.push((k.as_str(), Arg::Concat(cur, more)));
+                continue;
+            }
+        }
+        let owned: Vec<Value> = vals.into_iter().cloned().collect();
         let mut copy: Channel = ch.clone();
-        copy.update(&vals, Some(&reducer))
+        copy.update(&owned, Some(&reducer))
             .map_err(|e| invalid_update(&e.to_string()))?;
         if let Some(v) = copy.get() {
-            out.push((Value::from(k.as_str()), v));
+            out.push((k.as_str(), Arg::Owned(v)));
         }
     }
-    Ok(Value::Map(out))
+    Ok(NodeInput::State(out))
 }
 
 fn node_writes(

@@ -111,7 +111,33 @@ impl Saver {
         if self.ops.is_empty() {
             return Ok(());
         }
-        let tx = conn.unchecked_transaction()?;
+        // BEGIN/COMMIT as cached statements: parsing them anew each superstep costs more than
+        // the inserts of a small step
+        conn.prepare_cached("BEGIN")?.execute([])?;
+        let r = self.write_ops(conn);
+        match r {
+            Ok(()) => match conn
+                .prepare_cached("COMMIT")
+                .and_then(|mut c| c.execute([]))
+            {
+                Ok(_) => {
+                    self.commits += 1;
+                    Ok(())
+                }
+                Err(e) => {
+                    let _ = conn.execute_batch("ROLLBACK");
+                    Err(e.into())
+                }
+            },
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                self.ops.clear();
+                Err(e)
+            }
+        }
+    }
+
+    fn write_ops(&mut self, tx: &Connection) -> Result<(), EngineError> {
         for op in self.ops.drain(..) {
             match op {
                 Op::Checkpoint {
@@ -159,8 +185,6 @@ impl Saver {
                 }
             }
         }
-        tx.commit()?;
-        self.commits += 1;
         Ok(())
     }
 

@@ -3,6 +3,7 @@
 
 use super::checkpoint::State;
 use super::graph::Graph;
+use super::NodeInput;
 use crate::ids::{self, PathPart};
 use crate::store::Version;
 use crate::value::Send;
@@ -15,8 +16,9 @@ pub struct Task {
     pub path: Vec<PathPart>,
     /// `["__pregel_push"]` for PUSH tasks, the node's triggers for PULL tasks.
     pub triggers: Vec<String>,
-    /// The node's input: the state dict (PULL), the `Send` argument (PUSH), the raw input (START).
-    pub input: Value,
+    /// The node's input: the `Send` argument (PUSH) or the raw input (`__start__`); `None` for
+    /// PULL tasks, which read the state when they run.
+    pub input: Option<Value>,
     /// `node:task_id` (nested: `parent|node:task_id`).
     pub task_ns: String,
     pub writes: Vec<(String, Value)>,
@@ -25,6 +27,14 @@ pub struct Task {
 impl Task {
     pub fn path_str(&self) -> String {
         ids::task_path_str(&self.path)
+    }
+
+    /// What the node is called with.
+    pub fn node_input<'a>(&'a self, state: &'a State, graph: &'a Graph) -> NodeInput<'a> {
+        match &self.input {
+            Some(v) => NodeInput::Value(v),
+            None => state.read_state(graph),
+        }
     }
 }
 
@@ -73,7 +83,7 @@ pub fn prepare_next_tasks(
                         PathPart::Bool(false),
                     ],
                     triggers: vec!["__pregel_push".into()],
-                    input: send.arg.clone(),
+                    input: Some(send.arg.clone()),
                     writes: Vec::new(),
                 });
             }
@@ -103,11 +113,11 @@ pub fn prepare_next_tasks(
         }
         let input = if node.func.is_none() {
             match state.channel("__start__").and_then(|c| c.get()) {
-                Some(v) => v,
+                Some(v) => Some(v),
                 None => continue,
             }
         } else {
-            state.read_state(graph)
+            None
         };
         let id = ids::pull_task_id(&cid, ns, step, name, &node.triggers);
         tasks.push(Task {

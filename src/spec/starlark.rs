@@ -14,7 +14,7 @@
 //! | `random()`, `uuid4()`, `now()`, `llm(prompt)` | seeded nondeterminism (see `TaskContext::helper_u64`) |
 //! | `print(...)` | recorded as an effect named `print` |
 
-use crate::engine::{Failure, NodeCode, NodeError, TaskContext};
+use crate::engine::{Arg, Failure, NodeCode, NodeError, NodeInput, TaskContext};
 use crate::value::{to_view, ViewOptions};
 use rmpv::Value as RValue;
 use starlark::any::ProvidesStaticType;
@@ -254,6 +254,33 @@ fn globals() -> Globals {
     .build()
 }
 
+/// An argument of a Starlark call.
+enum CallArg<'a> {
+    Input(&'a NodeInput<'a>),
+    Value(&'a RValue),
+}
+
+impl CallArg<'_> {
+    fn to_star<'v>(&self, heap: Heap<'v>) -> Value<'v> {
+        match self {
+            CallArg::Value(v) => to_star(heap, v),
+            CallArg::Input(NodeInput::Value(v)) => to_star(heap, v),
+            CallArg::Input(NodeInput::State(entries)) => {
+                heap.alloc(AllocDict(entries.iter().map(|(k, a)| {
+                    let v = match a {
+                        Arg::Ref(v) => to_star(heap, v),
+                        Arg::Owned(v) => to_star(heap, v),
+                        Arg::Concat(a, b) => heap.alloc(AllocList(
+                            a.iter().chain(b.iter()).map(|x| to_star(heap, x)),
+                        )),
+                    };
+                    (*k, v)
+                })))
+            }
+        }
+    }
+}
+
 /// msgpack value -> Starlark value. Extension types arrive as their JSON view (tagged dicts).
 pub fn to_star<'v>(heap: Heap<'v>, v: &RValue) -> Value<'v> {
     match v {
@@ -265,7 +292,10 @@ pub fn to_star<'v>(heap: Heap<'v>, v: &RValue) -> Value<'v> {
         },
         RValue::F32(f) => heap.alloc(*f as f64),
         RValue::F64(f) => heap.alloc(*f),
-        RValue::String(s) => heap.alloc(String::from_utf8_lossy(s.as_bytes()).as_ref()),
+        RValue::String(s) => match s.as_str() {
+            Some(x) => heap.alloc(x),
+            None => heap.alloc(String::from_utf8_lossy(s.as_bytes()).as_ref()),
+        },
         RValue::Array(a) => heap.alloc(AllocList(a.iter().map(|x| to_star(heap, x)))),
         RValue::Map(m) => heap.alloc(AllocDict(
             m.iter()
@@ -474,7 +504,7 @@ impl StarlarkCode {
     fn call(
         &self,
         func: &str,
-        args: &[&RValue],
+        args: &[CallArg],
         cx: &mut TaskContext,
     ) -> Result<RValue, NodeError> {
         let f = self
@@ -499,7 +529,7 @@ impl StarlarkCode {
                     HeapGuard { max: max_heap },
                 )));
                 let fv = module.heap().access_owned_frozen_value(&f);
-                let argv: Vec<Value> = args.iter().map(|a| to_star(module.heap(), a)).collect();
+                let argv: Vec<Value> = args.iter().map(|a| a.to_star(module.heap())).collect();
                 let out = eval.eval_function(fv, &argv, &[]);
                 let ticks = eval.get_total_tick_count();
                 match out {
@@ -588,28 +618,32 @@ impl NodeCode for StarlarkCode {
     fn call_node(
         &self,
         func: &str,
-        state: &RValue,
+        input: &NodeInput,
         cx: &mut TaskContext,
     ) -> Result<RValue, NodeError> {
-        self.call(func, &[state], cx)
+        self.call(func, &[CallArg::Input(input)], cx)
     }
 
     fn call_path(
         &self,
         func: &str,
-        state: &RValue,
+        input: &NodeInput,
         cx: &mut TaskContext,
     ) -> Result<RValue, NodeError> {
-        self.call(func, &[state], cx)
+        self.call(func, &[CallArg::Input(input)], cx)
     }
 
     fn reduce(&self, func: &str, current: &RValue, update: &RValue) -> Result<RValue, String> {
         let null = std::rc::Rc::new(RefCell::new(None));
         let mut cx = TaskContext::new("", "", func, Vec::new(), null, 0, "", 0);
-        self.call(func, &[current, update], &mut cx)
-            .map_err(|e| match e {
-                NodeError::Failed(f) => f.repr,
-                NodeError::Interrupt => "interrupt() cannot be called in a reducer".into(),
-            })
+        self.call(
+            func,
+            &[CallArg::Value(current), CallArg::Value(update)],
+            &mut cx,
+        )
+        .map_err(|e| match e {
+            NodeError::Failed(f) => f.repr,
+            NodeError::Interrupt => "interrupt() cannot be called in a reducer".into(),
+        })
     }
 }

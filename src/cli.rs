@@ -74,7 +74,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub sel: EngineSel,
     /// Input JSON (default: the spec's "input").
-    #[arg(long, value_name = "JSON")]
+    #[arg(long, value_name = "JSON", allow_hyphen_values = true)]
     pub input: Option<String>,
 }
 
@@ -83,13 +83,18 @@ pub struct ResumeArgs {
     #[command(flatten)]
     pub sel: EngineSel,
     /// Command(resume=VALUE): answers the one pending interrupt.
-    #[arg(long, value_name = "JSON", conflicts_with = "id")]
+    #[arg(
+        long,
+        value_name = "JSON",
+        conflicts_with = "id",
+        allow_hyphen_values = true
+    )]
     pub value: Option<String>,
     /// Command(resume={ID: VALUE, ...}): answer interrupts by id (repeatable; partial allowed).
-    #[arg(long, value_name = "ID=JSON")]
+    #[arg(long, value_name = "ID=JSON", allow_hyphen_values = true)]
     pub id: Vec<String>,
     /// Also apply Command(update=JSON).
-    #[arg(long, value_name = "JSON")]
+    #[arg(long, value_name = "JSON", allow_hyphen_values = true)]
     pub update: Option<String>,
     /// Also Command(goto=NODE) (repeatable).
     #[arg(long, value_name = "NODE")]
@@ -123,7 +128,7 @@ pub struct UpdateArgs {
     #[arg(long, value_name = "ID")]
     pub checkpoint: Option<String>,
     /// Values as the node would return them (JSON object), or null with --as-node __end__.
-    #[arg(long, value_name = "JSON")]
+    #[arg(long, value_name = "JSON", allow_hyphen_values = true)]
     pub values: String,
     /// The node the update comes from (default: inferred like LangGraph); also __input__, __copy__, __end__.
     #[arg(long, value_name = "NODE")]

@@ -49,8 +49,25 @@ fn nth_checkpoint(store: &Store, thread: &str, n: usize) -> String {
 fn pending_id(store: &Store, thread: &str, node: &str) -> Option<String> {
     let row = store.checkpoint(thread, "", None).unwrap()?;
     let writes = store.writes(thread, "", &row.checkpoint_id).unwrap();
-    let path = format!("~__pregel_pull, {node}");
-    let tid = writes.iter().find(|w| w.task_path == path)?.task_id.clone();
+    let tid = if let Some(k) = node.strip_prefix('*') {
+        // "*k": the k-th unfinished task with an interrupt, in (task_path, task_id) order
+        let mut order: Vec<(String, String)> = writes
+            .iter()
+            .filter(|w| w.channel == "__interrupt__")
+            .map(|w| (w.task_path.clone(), w.task_id.clone()))
+            .collect();
+        order.sort();
+        order.dedup();
+        order.retain(|(_, t)| {
+            !writes
+                .iter()
+                .any(|w| &w.task_id == t && !superstep::engine::runner::is_control(&w.channel))
+        });
+        order.get(k.parse::<usize>().unwrap())?.1.clone()
+    } else {
+        let path = format!("~__pregel_pull, {node}");
+        writes.iter().find(|w| w.task_path == path)?.task_id.clone()
+    };
     let finished = writes
         .iter()
         .any(|w| w.task_id == tid && !superstep::engine::runner::is_control(&w.channel));

@@ -108,8 +108,15 @@ def pending_interrupt_id(saver, conn, thread: str, node: str):
         "AND checkpoint_id=? ORDER BY task_id, idx",
         (thread, row[0]),
     ).fetchall()
-    path = f"~__pregel_pull, {node}"
-    tid = next((w[0] for w in writes if w[1] == path), None)
+    if node.startswith("*"):
+        # "*k": the k-th unfinished task with an interrupt, in (task_path, task_id) order
+        order = sorted({(w[1], w[0]) for w in writes if w[2] == "__interrupt__"})
+        order = [t for p, t in order if not any(x[0] == t and x[2] not in CONTROL_CHANNELS for x in writes)]
+        k = int(node[1:])
+        tid = order[k] if k < len(order) else None
+    else:
+        path = f"~__pregel_pull, {node}"
+        tid = next((w[0] for w in writes if w[1] == path), None)
     if tid is None:
         return None
     mine = [w for w in writes if w[0] == tid]

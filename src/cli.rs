@@ -10,12 +10,40 @@ use std::path::PathBuf;
     about = "A terminal debugger for LangGraph graphs and their SqliteSaver checkpoint files",
     long_about = "superstep opens LangGraph SqliteSaver checkpoint databases (read-only) and shows what \
 LangGraph's get_state / get_state_history would show: values, next tasks, interrupts, pending writes.\n\n\
-Without a subcommand it inspects --db (or the embedded demo database)."
+Without a subcommand it opens the terminal UI: `superstep GRAPH.json` debugs a graph spec \
+(step, breakpoints, resume, time travel); `superstep --db FILE` inspects any checkpoint DB \
+read-only. When stdout is not a terminal, `superstep [--db FILE]` prints an overview instead \
+(the embedded demo database without --db)."
 )]
 pub struct Cli {
-    /// Checkpoint database to open (read-only). Default: the embedded demo database.
+    /// Checkpoint database. Inspection opens it read-only; a graph spec (and the run/resume/...
+    /// subcommands) write to it. Default: the embedded demo database; for a graph spec, a
+    /// per-spec file in the temp dir.
     #[arg(long, global = true, value_name = "FILE")]
     pub db: Option<PathBuf>,
+    /// Graph spec (.json) to debug in the terminal UI.
+    #[arg(value_name = "GRAPH")]
+    pub graph: Option<PathBuf>,
+    /// Thread to show (default: the most recent; in debug mode created with the spec's input
+    /// when missing).
+    #[arg(long, short = 't', value_name = "THREAD")]
+    pub thread: Option<String>,
+    /// Keys to replay at start-up, e.g. "n n r true<Enter>" (<Enter> <Esc> <Tab> <Up> <C-c> ...;
+    /// 3n = 3 then n).
+    #[arg(long, value_name = "KEYS")]
+    pub keys: Option<String>,
+    /// Render one frame to stdout as plain text (after --keys) and exit.
+    #[arg(long)]
+    pub print: bool,
+    /// Frame size for --print.
+    #[arg(long, value_name = "WxH", default_value = "120x40")]
+    pub size: String,
+    /// Seed for random(), uuid4(), now() and llm() in node code.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+    /// Fixed clock (nanoseconds since the epoch) for reproducible checkpoint ids (tests).
+    #[arg(long, value_name = "NS", hide = true)]
+    pub clock: Option<u64>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -40,6 +68,16 @@ pub enum Command {
     Update(UpdateArgs),
     /// Show a graph spec's nodes and edges.
     Graph(GraphArgs),
+    /// Check a spec's node code for the interrupt pitfalls (exit 1 with findings, 0 clean).
+    Lint(LintArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LintArgs {
+    #[arg(value_name = "GRAPH")]
+    pub graph: PathBuf,
+    #[command(flatten)]
+    pub out: Output,
 }
 
 #[derive(Args, Debug, Clone)]

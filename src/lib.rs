@@ -1,11 +1,15 @@
 //! superstep: a terminal debugger for LangGraph-style graphs and their SqliteSaver checkpoints.
 
+pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod engine;
 pub mod ids;
 pub mod inspect;
+pub mod lint;
 pub mod snapshot;
 pub mod spec;
 pub mod store;
+pub mod tui;
+pub mod ui;
 pub mod value;

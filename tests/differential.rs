@@ -117,7 +117,7 @@ fn play(scenario: &Json, db: &Path) -> Vec<Json> {
                 }
             }
             let graph: &Graph = &lg.graph;
-            let mut e = Engine::new(graph, &lg.code, store, thread);
+            let mut e = Engine::for_graph(&lg, store, thread);
             e.seed = seed;
             let bp = |k: &str| -> Option<superstep::spec::model::Breakpoints> {
                 let list: Vec<String> = op
@@ -229,7 +229,7 @@ fn every_graph_writes_what_langgraph_writes() {
         )
         .unwrap();
         let lg = superstep::spec::load(&root().join(format!("graphs/{name}.json"))).unwrap();
-        let norm = Normalizer { graph: &lg.graph };
+        let norm = Normalizer::new(&lg);
         let ours = norm.normalize(&db);
         let theirs = norm.normalize(&expected_db);
         let ev_ours: Vec<Json> = events
@@ -277,5 +277,26 @@ fn every_graph_writes_what_langgraph_writes() {
         "{} difference(s):\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+#[test]
+fn subgraph_namespaces_are_compared() {
+    // the normaliser must see the subgraph's own checkpoints, not just the root namespace
+    let lg = superstep::spec::load(&root().join("graphs/subgraph.json")).unwrap();
+    let norm = Normalizer::new(&lg);
+    let theirs = norm.normalize(&expected_dir().join("subgraph.sqlite"));
+    let subs = theirs["resumed"]["subgraphs"].as_object().unwrap();
+    assert_eq!(subs.len(), 1, "{subs:?}");
+    let (label, cps) = subs.iter().next().unwrap();
+    assert!(label.starts_with("interview#"), "{label}");
+    assert!(cps.as_array().unwrap().len() >= 3);
+    assert!(cps[0]["metadata"]["parents"][""]
+        .as_str()
+        .unwrap()
+        .starts_with('C'));
+    assert!(
+        theirs.to_string().contains("from subgraph"),
+        "parent task should quote the subgraph's interrupt"
     );
 }

@@ -25,7 +25,7 @@ fn mixed_threads_leave_langgraphs_rows() {
     for e in manifest["entries"].as_array().unwrap() {
         let graph = e["graph"].as_str().unwrap();
         let lg = superstep::spec::load(&root.join(format!("graphs/{graph}.json"))).unwrap();
-        let norm = Normalizer { graph: &lg.graph };
+        let norm = Normalizer::new(&lg);
         let names: Vec<String> = e["threads"]
             .as_array()
             .unwrap()

@@ -109,7 +109,7 @@ fn engine<'g>(lg: &'g LoadedGraph, db: &Path, sel: &EngineSel) -> Result<Engine<
     let before = breakpoints(&sel.break_before, lg, "--break-before")?;
     let after = breakpoints(&sel.break_after, lg, "--break-after")?;
     let store = Store::open(db, Mode::ReadWrite)?;
-    let mut e = Engine::new(&lg.graph, &lg.code, store, &sel.thread);
+    let mut e = Engine::for_graph(lg, store, &sel.thread);
     e.seed = sel.seed;
     e.recursion_limit = sel.recursion_limit;
     if let Some(b) = before {
@@ -514,4 +514,56 @@ pub fn graph(a: &GraphArgs, out: &mut dyn Write) -> Result<(), CliError> {
         )?;
     }
     Ok(())
+}
+
+pub fn lint(a: &crate::cli::LintArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
+    let lg = load_graph(&a.graph)?;
+    // the graph's own node code, then its subgraphs' (a subgraph's pitfalls are the graph's too)
+    fn collect(lg: &LoadedGraph, out: &mut Vec<crate::lint::Finding>) -> Result<(), CliError> {
+        let nodes: Vec<(String, String)> = lg
+            .spec
+            .nodes
+            .iter()
+            .filter(|n| n.subgraph.is_none())
+            .map(|n| (n.name.clone(), n.func.clone()))
+            .collect();
+        out.extend(
+            crate::lint::lint_source(&lg.code_file, &lg.code_source, &nodes).map_err(CliError)?,
+        );
+        let mut names: Vec<&String> = lg.children.keys().collect();
+        names.sort();
+        for n in names {
+            collect(&lg.children[n], out)?;
+        }
+        Ok(())
+    }
+    let mut findings = Vec::new();
+    collect(&lg, &mut findings)?;
+    if a.out.json {
+        serde_json::to_writer_pretty(&mut *out, &findings)?;
+        writeln!(out)?;
+    } else {
+        for f in &findings {
+            writeln!(
+                out,
+                "{}",
+                human::bold(
+                    &format!("{}:{}:{}: {} [{}]", f.file, f.line, f.col, f.rule, f.node),
+                    color
+                )
+            )?;
+            writeln!(out, "    {}\n    fix: {}", f.message, f.fix)?;
+        }
+        if findings.is_empty() {
+            writeln!(out, "{}: no findings", lg.path.display())?;
+        } else {
+            writeln!(out, "{} finding(s)", findings.len())?;
+        }
+    }
+    if findings.is_empty() {
+        Ok(())
+    } else {
+        out.flush()?;
+        Err(CliError(super::FINDINGS.into()))
+    }
 }

@@ -125,17 +125,40 @@ struct Run {
     is_replaying: bool,
     resume_map: Option<Vec<(String, Value)>>,
     first_tick: bool,
+    /// `CONFIG_KEY_RESUMING` during the first tick of a resumed run (passed to subgraphs).
+    first_tick_resuming: bool,
     finished: bool,
+}
+
+/// What an engine and the engines of its subgraphs share: one store, one buffer of rows (a
+/// parent step commits its subgraphs' rows with its own), one clock.
+struct Shared {
+    store: Store,
+    saver: RefCell<Saver>,
+    ids: RefCell<Box<dyn IdSource>>,
+    uuid: RefCell<Uuid6>,
+}
+
+/// How a subgraph run sits inside its parent task.
+struct Nested {
+    /// The parent step's plain resume value, which a subgraph's interrupt() may consume.
+    null_resume: Rc<RefCell<Option<Value>>>,
+    /// `CONFIG_KEY_RESUMING` from the parent: resume the subgraph's own checkpoint.
+    resuming: bool,
+    resume_map: Option<Vec<(String, Value)>>,
+    /// `checkpoint_map`: ancestor namespaces -> their checkpoint ids (metadata `parents`).
+    parents: Map<String, Json>,
 }
 
 /// A graph bound to one thread of a checkpoint DB.
 pub struct Engine<'g> {
     pub graph: &'g Graph,
     code: &'g dyn NodeCode,
-    store: Store,
-    saver: Saver,
-    ids: Box<dyn IdSource>,
-    uuid: Uuid6,
+    sh: Rc<Shared>,
+    /// Set when this engine runs a subgraph inside a parent task.
+    nested: Option<Nested>,
+    /// The loaded spec, for subgraph nodes.
+    loaded: Option<&'g crate::spec::LoadedGraph>,
     pub thread_id: String,
     pub ns: String,
     pub seed: u64,
@@ -158,10 +181,14 @@ impl<'g> Engine<'g> {
         Engine {
             graph,
             code,
-            store,
-            saver: Saver::new(thread_id),
-            ids: Box::new(SystemIds::default()),
-            uuid: Uuid6::default(),
+            sh: Rc::new(Shared {
+                store,
+                saver: RefCell::new(Saver::new(thread_id)),
+                ids: RefCell::new(Box::new(SystemIds::default())),
+                uuid: RefCell::new(Uuid6::default()),
+            }),
+            nested: None,
+            loaded: None,
             thread_id: thread_id.to_string(),
             ns: String::new(),
             seed: 0,
@@ -172,27 +199,34 @@ impl<'g> Engine<'g> {
         }
     }
 
-    pub fn with_ids(mut self, ids: Box<dyn IdSource>) -> Self {
-        self.ids = ids;
+    /// Bind a loaded spec (graph, code and its subgraphs) to a thread.
+    pub fn for_graph(lg: &'g crate::spec::LoadedGraph, store: Store, thread_id: &str) -> Self {
+        let mut e = Engine::new(&lg.graph, &lg.code, store, thread_id);
+        e.loaded = Some(lg);
+        e
+    }
+
+    pub fn with_ids(self, ids: Box<dyn IdSource>) -> Self {
+        *self.sh.ids.borrow_mut() = ids;
         self
     }
 
     pub fn store(&self) -> &Store {
-        &self.store
+        &self.sh.store
     }
 
     /// SQLite transactions this engine has committed.
     pub fn commits(&self) -> u64 {
-        self.saver.commits
+        self.sh.saver.borrow().commits
     }
 
     fn fraction(&mut self) -> f64 {
-        self.ids.fraction()
+        self.sh.ids.borrow_mut().fraction()
     }
 
     /// Load `checkpoint_id` (or the latest) of this thread.
     fn load(&self, checkpoint_id: Option<&str>) -> Result<Option<Loaded>, EngineError> {
-        let store = &self.store;
+        let store = &self.sh.store;
         let Some(row) = store.checkpoint(&self.thread_id, &self.ns, checkpoint_id)? else {
             return Ok(None);
         };
@@ -207,6 +241,7 @@ impl<'g> Engine<'g> {
 
     fn latest_id(&self) -> Result<Option<String>, EngineError> {
         Ok(self
+            .sh
             .store
             .checkpoint(&self.thread_id, &self.ns, None)?
             .map(|r| r.checkpoint_id))
@@ -218,9 +253,9 @@ impl<'g> Engine<'g> {
         self.run = None;
         let result = self.first(input, checkpoint_id);
         match result {
-            Ok(()) => self.saver.commit(self.store.conn()),
+            Ok(()) => self.commit(),
             Err(e) => {
-                self.saver.discard();
+                self.discard();
                 self.run = None;
                 Err(e)
             }
@@ -249,7 +284,7 @@ impl<'g> Engine<'g> {
                 writes,
             ),
             None => {
-                let (id, ts) = self.uuid.next(self.ids.as_mut(), -2);
+                let (id, ts) = self.next_id(-2);
                 let mut m = Map::new();
                 m.insert("step".into(), json!(-2));
                 (State::empty(self.graph, id, ts), m, None, Vec::new())
@@ -270,11 +305,16 @@ impl<'g> Engine<'g> {
             is_replaying: false,
             resume_map: None,
             first_tick: true,
+            first_tick_resuming: false,
             finished: false,
         };
         let is_command = matches!(input, Input::Command { .. });
         let is_resuming = !run.state.channel_versions.is_empty()
-            && matches!(input, Input::Continue | Input::Command { .. });
+            && (matches!(input, Input::Continue | Input::Command { .. })
+                || self.nested.as_ref().is_some_and(|n| n.resuming));
+        if let Some(n) = &self.nested {
+            run.resume_map = n.resume_map.clone();
+        }
         let has_resume = matches!(
             input,
             Input::Command {
@@ -399,6 +439,7 @@ impl<'g> Engine<'g> {
                 }
             }
         }
+        run.first_tick_resuming = is_resuming;
         if is_resuming {
             let wm: Vec<_> = self
                 .graph
@@ -521,7 +562,9 @@ impl<'g> Engine<'g> {
         run.pending
             .extend(writes.into_iter().map(|(c, v)| (task_id.to_string(), c, v)));
         let cid = run.state.id.clone();
-        self.saver
+        self.sh
+            .saver
+            .borrow_mut()
             .put_writes(&self.ns, &cid, task_id, task_path, &to_save);
     }
 
@@ -535,12 +578,22 @@ impl<'g> Engine<'g> {
         let mut md = Map::new();
         md.insert("source".into(), json!(source));
         md.insert("step".into(), json!(run.step));
-        md.insert("parents".into(), json!({}));
-        let (id, ts) = self.uuid.next(self.ids.as_mut(), run.step);
+        md.insert(
+            "parents".into(),
+            Json::Object(
+                self.nested
+                    .as_ref()
+                    .map(|n| n.parents.clone())
+                    .unwrap_or_default(),
+            ),
+        );
+        let (id, ts) = self.next_id(run.step);
         run.state.id = id.clone();
         run.state.ts = ts;
         let blob = run.state.blob(updated.as_deref());
-        self.saver
+        self.sh
+            .saver
+            .borrow_mut()
             .put(&self.ns, &id, run.saved_id.as_deref(), blob, &md);
         run.metadata = md;
         run.saved_id = Some(id.clone());
@@ -559,7 +612,7 @@ impl<'g> Engine<'g> {
         let result = self.tick();
         match result {
             Ok(r) => {
-                self.saver.commit(self.store.conn())?;
+                self.commit()?;
                 if r.pause.is_some() {
                     if let Some(run) = &mut self.run {
                         run.finished = true;
@@ -568,7 +621,7 @@ impl<'g> Engine<'g> {
                 Ok(r)
             }
             Err(e) => {
-                self.saver.discard();
+                self.discard();
                 self.run = None;
                 Err(e)
             }
@@ -638,11 +691,17 @@ impl<'g> Engine<'g> {
             return Ok(report);
         }
         // run the tasks that have no writes yet, in task order
-        let null_resume = Rc::new(RefCell::new(interrupts::null_resume(&run.pending)));
+        let own_null = interrupts::null_resume(&run.pending);
+        let null_resume = match (&own_null, &self.nested) {
+            // a subgraph without a plain resume of its own falls back to its parent's
+            (None, Some(n)) => n.null_resume.clone(),
+            _ => Rc::new(RefCell::new(own_null.clone())),
+        };
         // like LangGraph's get_null_resume(False), "a plain resume was given" stays true for every
         // task of the step even after one of them consumed it
         let step_had_null_resume = null_resume.borrow().is_some();
         let mut interrupted: Vec<(String, Interrupt)> = Vec::new();
+        let mut subgraph_paused = false;
         let mut failed: Option<(String, String)> = None;
         #[allow(clippy::needless_range_loop)]
         for i in 0..tasks.len() {
@@ -679,8 +738,16 @@ impl<'g> Engine<'g> {
                 step,
             );
             cx.reexecution |= step_had_null_resume;
-            let ex = run_task(self.graph, &run.state, task, self.code, &mut cx);
-            if before_null.is_some() && null_resume.borrow().is_none() {
+            let child = self
+                .graph
+                .node(&task.name)
+                .and_then(|n| n.subgraph.as_ref())
+                .and_then(|_| self.loaded.and_then(|l| l.children.get(&task.name)));
+            let ex = match child {
+                Some(child) => self.run_subgraph(child, run, task, &mut cx, null_resume.clone()),
+                None => run_task(self.graph, &run.state, task, self.code, &mut cx),
+            };
+            if before_null.is_some() && null_resume.borrow().is_none() && own_null.is_some() {
                 // consumed: LangGraph removes it from the step's pending writes
                 if let Some(pos) = run
                     .pending
@@ -701,15 +768,26 @@ impl<'g> Engine<'g> {
                     self.put_writes(run, &id, &path, writes);
                     TaskOutcome::Done
                 }
-                Outcome::Interrupted(it) => {
-                    let mut w = vec![(
-                        "__interrupt__".to_string(),
-                        Value::Array(vec![it.to_value()]),
-                    )];
-                    w.extend(ex.writes.iter().filter(|(c, _)| c == "__resume__").cloned());
-                    self.put_writes(run, &id, &path, w);
-                    interrupted.push((name.clone(), it.clone()));
-                    TaskOutcome::Interrupted(it)
+                Outcome::Interrupted(its) => {
+                    subgraph_paused |= its.is_empty();
+                    // a subgraph stopped at a breakpoint raises an empty GraphInterrupt: no row
+                    if !its.is_empty() {
+                        let mut w = vec![(
+                            "__interrupt__".to_string(),
+                            Value::Array(its.iter().map(Interrupt::to_value).collect()),
+                        )];
+                        w.extend(ex.writes.iter().filter(|(c, _)| c == "__resume__").cloned());
+                        self.put_writes(run, &id, &path, w);
+                    }
+                    interrupted.extend(its.iter().map(|i| (name.clone(), i.clone())));
+                    match its.first() {
+                        Some(i) => TaskOutcome::Interrupted(i.clone()),
+                        None => TaskOutcome::Interrupted(Interrupt {
+                            value: Value::Nil,
+                            id: String::new(),
+                            response_schema: Value::Nil,
+                        }),
+                    }
                 }
                 Outcome::Failed(f) => {
                     let mut w = ex.writes.clone();
@@ -736,7 +814,7 @@ impl<'g> Engine<'g> {
             report.pause = Some(Pause::Error(node, repr));
             return Ok(report);
         }
-        if !interrupted.is_empty() {
+        if !interrupted.is_empty() || subgraph_paused {
             report.pause = Some(Pause::Interrupt(interrupted));
             return Ok(report);
         }
@@ -760,6 +838,7 @@ impl<'g> Engine<'g> {
         )?;
         run.pending.clear();
         run.is_replaying = false;
+        run.first_tick_resuming = false;
         run.updated_channels = Some(updated.clone());
         let id = self.put_checkpoint(run, "loop", Some(updated));
         report.checkpoint = Some(id);
@@ -772,6 +851,93 @@ impl<'g> Engine<'g> {
             report.pause = Some(Pause::After(after));
         }
         Ok(report)
+    }
+
+    /// Run a subgraph node inside its parent task (LangGraph: the compiled subgraph invoked with
+    /// `checkpoint_ns = node:task_id`): it keeps its own checkpoints in that namespace, resumes
+    /// them when the parent resumes, and hands its final state back as the node's return value.
+    fn run_subgraph(
+        &mut self,
+        child: &'g crate::spec::LoadedGraph,
+        run: &Run,
+        task: &Task,
+        cx: &mut TaskContext,
+        null_resume: Rc<RefCell<Option<Value>>>,
+    ) -> super::runner::Executed {
+        use super::runner::{Executed, Outcome};
+        let mut parents = self
+            .nested
+            .as_ref()
+            .map(|n| n.parents.clone())
+            .unwrap_or_default();
+        parents.insert(self.ns.clone(), json!(run.state.id));
+        let resuming = run.first_tick_resuming;
+        let mut e = Engine {
+            graph: &child.graph,
+            code: &child.code,
+            sh: self.sh.clone(),
+            nested: Some(Nested {
+                null_resume,
+                resuming,
+                resume_map: run.resume_map.clone(),
+                parents,
+            }),
+            loaded: Some(child),
+            thread_id: self.thread_id.clone(),
+            ns: task.task_ns.clone(),
+            seed: self.seed,
+            recursion_limit: self.recursion_limit,
+            interrupt_before: child.graph.interrupt_before.clone(),
+            interrupt_after: child.graph.interrupt_after.clone(),
+            run: None,
+        };
+        let input = task.node_input(&run.state, self.graph).to_value();
+        let failed = |f: super::Failure| Executed {
+            writes: Vec::new(),
+            outcome: Outcome::Failed(f),
+            attempts: 1,
+        };
+        if let Err(err) = e.first(Input::Value(input), None) {
+            return failed(super::Failure::new("RuntimeError", &err.to_string()));
+        }
+        let pause = loop {
+            match e.tick() {
+                Ok(r) => {
+                    if let Some(p) = r.pause {
+                        break p;
+                    }
+                }
+                Err(err) => return failed(super::Failure::new("RuntimeError", &err.to_string())),
+            }
+        };
+        match pause {
+            Pause::Done => {
+                let out = e.run.as_ref().map(|r| r.state.read_state(&child.graph).to_value()).unwrap_or(Value::Nil);
+                match super::runner::writes_for_return(self.graph, &run.state, task, &out, self.code, cx) {
+                    Ok(writes) => Executed { writes, outcome: Outcome::Done, attempts: 1 },
+                    Err(super::NodeError::Failed(f)) => failed(f),
+                    Err(super::NodeError::Interrupt) => Executed {
+                        writes: Vec::new(),
+                        outcome: Outcome::Interrupted(cx.interrupt.clone().into_iter().collect()),
+                        attempts: 1,
+                    },
+                }
+            }
+            Pause::Interrupt(list) => Executed {
+                writes: Vec::new(),
+                outcome: Outcome::Interrupted(list.into_iter().map(|(_, i)| i).collect()),
+                attempts: 1,
+            },
+            Pause::Before(_) | Pause::After(_) => Executed { writes: Vec::new(), outcome: Outcome::Interrupted(Vec::new()), attempts: 1 },
+            Pause::Error(_, repr) => failed(super::Failure {
+                kind: repr.split('(').next().unwrap_or("Exception").to_string(),
+                repr,
+            }),
+            Pause::RecursionLimit(n) => failed(super::Failure::new(
+                "GraphRecursionError",
+                &format!("Recursion limit of {n} reached without hitting a stop condition. You can increase the limit by setting the `recursion_limit` config key."),
+            )),
+        }
     }
 
     /// Step until a pause (done, breakpoint, interrupt, error, recursion limit).
@@ -793,11 +959,11 @@ impl<'g> Engine<'g> {
     }
 
     pub(crate) fn saver_mut_commit(&mut self) -> Result<(), EngineError> {
-        self.saver.commit(self.store.conn())
+        self.commit()
     }
 
     pub(crate) fn saver_mut_discard(&mut self) {
-        self.saver.discard()
+        self.discard()
     }
 
     pub(crate) fn saver_put(
@@ -808,7 +974,7 @@ impl<'g> Engine<'g> {
         blob: Vec<u8>,
         md: &Map<String, Json>,
     ) {
-        self.saver.put(ns, id, parent, blob, md)
+        self.sh.saver.borrow_mut().put(ns, id, parent, blob, md)
     }
 
     pub(crate) fn saver_put_writes(
@@ -819,15 +985,33 @@ impl<'g> Engine<'g> {
         path: &str,
         writes: &[(String, Value)],
     ) {
-        self.saver.put_writes(ns, cid, task_id, path, writes)
+        self.sh
+            .saver
+            .borrow_mut()
+            .put_writes(ns, cid, task_id, path, writes)
     }
 
     pub(crate) fn next_id(&mut self, clock_seq: i64) -> (String, String) {
-        self.uuid.next(self.ids.as_mut(), clock_seq)
+        let mut ids = self.sh.ids.borrow_mut();
+        self.sh.uuid.borrow_mut().next(ids.as_mut(), clock_seq)
+    }
+
+    /// Commit the buffered rows; a nested (subgraph) engine leaves them to its parent's step.
+    fn commit(&mut self) -> Result<(), EngineError> {
+        if self.nested.is_some() {
+            return Ok(());
+        }
+        self.sh.saver.borrow_mut().commit(self.sh.store.conn())
+    }
+
+    fn discard(&mut self) {
+        if self.nested.is_none() {
+            self.sh.saver.borrow_mut().discard()
+        }
     }
 
     pub(crate) fn next_fraction(&mut self) -> f64 {
-        self.ids.fraction()
+        self.sh.ids.borrow_mut().fraction()
     }
 
     pub(crate) fn code(&self) -> &'g dyn NodeCode {

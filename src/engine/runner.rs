@@ -17,7 +17,8 @@ use rmpv::Value;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     Done,
-    Interrupted(Interrupt),
+    /// The task's interrupts (a subgraph can raise several; none for a subgraph breakpoint).
+    Interrupted(Vec<Interrupt>),
     Failed(Failure),
 }
 
@@ -46,6 +47,21 @@ pub fn is_control(c: &str) -> bool {
         c,
         "__error__" | "__error_source_node__" | "__interrupt__" | "__resume__"
     )
+}
+
+/// The writes a node's writers make for a return value (the subgraph path: the subgraph's output
+/// is the node's return value).
+pub fn writes_for_return(
+    graph: &Graph,
+    state: &State,
+    task: &Task,
+    ret: &Value,
+    code: &dyn NodeCode,
+    cx: &mut TaskContext,
+) -> Result<Vec<(String, Value)>, NodeError> {
+    let mut writes = std::mem::take(&mut cx.writes);
+    node_writes(graph, state, task, ret, code, cx, &mut writes)?;
+    Ok(writes)
 }
 
 /// The writes `update_state` makes: `node`'s writers on `values`, the node itself not run.
@@ -170,7 +186,7 @@ pub fn run_task(
                 let it = cx.interrupt.clone().expect("interrupt sets its payload");
                 return Executed {
                     writes: std::mem::take(&mut cx.writes),
-                    outcome: Outcome::Interrupted(it),
+                    outcome: Outcome::Interrupted(vec![it]),
                     attempts,
                 };
             }

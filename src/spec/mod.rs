@@ -12,6 +12,11 @@ use std::path::{Path, PathBuf};
 /// A spec with its code loaded and its graph compiled.
 pub struct LoadedGraph {
     pub path: PathBuf,
+    /// Loaded specs of subgraph nodes, by node name.
+    pub children: std::collections::HashMap<String, LoadedGraph>,
+    /// The node code's file name (for messages) and source.
+    pub code_file: String,
+    pub code_source: String,
     pub spec: GraphSpec,
     pub graph: Graph,
     pub code: StarlarkCode,
@@ -19,6 +24,10 @@ pub struct LoadedGraph {
 
 /// Load `graphs/NAME.json` (and its `.star` module), validating names, edges and functions.
 pub fn load(path: &Path) -> Result<LoadedGraph, SpecError> {
+    load_nested(path, 0)
+}
+
+fn load_nested(path: &Path, depth: usize) -> Result<LoadedGraph, SpecError> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| SpecError {
         file: shown.clone(),
@@ -69,11 +78,7 @@ pub fn load(path: &Path) -> Result<LoadedGraph, SpecError> {
         };
     for (i, n) in spec.nodes.iter().enumerate() {
         if n.subgraph.is_some() {
-            return Err(SpecError {
-                file: shown.clone(),
-                path: format!("nodes[{i}].subgraph"),
-                message: "subgraph nodes are not supported by this version of the engine".into(),
-            });
+            continue;
         }
         need("node", format!("nodes[{i}].fn"), &n.func, 1)?;
     }
@@ -85,9 +90,32 @@ pub fn load(path: &Path) -> Result<LoadedGraph, SpecError> {
             need("reducer", format!("state.{}.reducer", k.name), f, 2)?;
         }
     }
+    let mut children = std::collections::HashMap::new();
+    for (i, n) in spec.nodes.iter().enumerate() {
+        if let Some(sub) = &n.subgraph {
+            if depth >= 8 {
+                return Err(SpecError {
+                    file: shown.clone(),
+                    path: format!("nodes[{i}].subgraph"),
+                    message: "subgraphs nested more than 8 deep (a spec that contains itself?)"
+                        .into(),
+                });
+            }
+            let p = path.parent().unwrap_or(Path::new(".")).join(sub);
+            let child = load_nested(&p, depth + 1).map_err(|e| SpecError {
+                file: shown.clone(),
+                path: format!("nodes[{i}].subgraph"),
+                message: format!("in {}: {}: {}", e.file, e.path, e.message),
+            })?;
+            children.insert(n.name.clone(), child);
+        }
+    }
     let graph = Graph::compile(&spec);
     Ok(LoadedGraph {
         path: path.to_path_buf(),
+        children,
+        code_file,
+        code_source: source,
         spec,
         graph,
         code,

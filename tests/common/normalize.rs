@@ -15,6 +15,32 @@ use superstep::value::{to_view, Send, ViewOptions};
 /// Recompute ids from the DB's own checkpoint ids and replace them with stable labels.
 pub struct Normalizer<'a> {
     pub graph: &'a Graph,
+    /// Subgraphs by node path (`"mid"`, `"mid|leaf"`).
+    pub children: std::collections::HashMap<String, &'a Graph>,
+}
+
+fn collect_children<'a>(
+    lg: &'a superstep::spec::LoadedGraph,
+    prefix: &str,
+    out: &mut std::collections::HashMap<String, &'a Graph>,
+) {
+    for (name, child) in &lg.children {
+        let path = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}|{name}")
+        };
+        out.insert(path.clone(), &child.graph);
+        collect_children(child, &path, out);
+    }
+}
+
+/// `"mid:<id>|leaf:<id>"` -> `"mid|leaf"`.
+fn node_path(ns: &str) -> String {
+    ns.split('|')
+        .map(|p| p.split(':').next().unwrap_or(p))
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 fn version_int(v: &Json) -> Json {
@@ -45,17 +71,31 @@ fn sort_sets(j: &mut Json) {
     }
 }
 
-impl Normalizer<'_> {
-    fn triggers(&self, node: &str) -> Vec<String> {
-        self.graph
-            .node(node)
-            .map(|n| n.triggers.clone())
-            .unwrap_or_default()
+impl<'a> Normalizer<'a> {
+    pub fn new(lg: &'a superstep::spec::LoadedGraph) -> Self {
+        let mut children = std::collections::HashMap::new();
+        collect_children(lg, "", &mut children);
+        Normalizer {
+            graph: &lg.graph,
+            children,
+        }
+    }
+
+    fn graph_for(&self, ns: &str) -> &'a Graph {
+        if ns.is_empty() {
+            return self.graph;
+        }
+        self.children
+            .get(&node_path(ns))
+            .copied()
+            .unwrap_or(self.graph)
     }
 
     /// Label for a write's task id, after checking it against LangGraph's formulas.
     fn task_label(
         &self,
+        graph: &Graph,
+        ns: &str,
         cp: &Checkpoint,
         step: i64,
         task_id: &str,
@@ -66,7 +106,11 @@ impl Normalizer<'_> {
         }
         let cid = uuid::Uuid::try_parse(&cp.id).unwrap();
         if let Some(node) = task_path.strip_prefix("~__pregel_pull, ") {
-            let want = ids::pull_task_id(&cid, "", step + 1, node, &self.triggers(node));
+            let triggers = graph
+                .node(node)
+                .map(|n| n.triggers.clone())
+                .unwrap_or_default();
+            let want = ids::pull_task_id(&cid, ns, step + 1, node, &triggers);
             return if want == task_id {
                 (format!("pull:{node}"), Some(node.to_string()))
             } else {
@@ -85,7 +129,7 @@ impl Normalizer<'_> {
             let Some(send) = send else {
                 return (format!("MISMATCH push:{idx} no Send"), None);
             };
-            let want = ids::push_task_id(&cid, "", step + 1, &send.node, idx);
+            let want = ids::push_task_id(&cid, ns, step + 1, &send.node, idx);
             return if want == task_id {
                 (format!("push:{idx}:{}", send.node), Some(send.node))
             } else {
@@ -99,8 +143,8 @@ impl Normalizer<'_> {
             if ids::update_task_id(&cid, 0) == task_id {
                 return ("update".into(), None);
             }
-            for n in &self.graph.nodes {
-                if ids::pull_task_id(&cid, "", step + 1, &n.name, &n.triggers) == task_id {
+            for n in &graph.nodes {
+                if ids::pull_task_id(&cid, ns, step + 1, &n.name, &n.triggers) == task_id {
                     return (format!("update-as-task:{}", n.name), None);
                 }
             }
@@ -112,7 +156,7 @@ impl Normalizer<'_> {
     /// LangGraph attaches a node's plain edges from a Python set, so the relative order (and idx)
     /// of its `branch:to:*` edge writes is hash-randomised (spec §4.4). Within one task's batch,
     /// give those writes their idx values in channel order.
-    fn canonical_edge_order(&self, writes: &mut [Json]) {
+    fn canonical_edge_order(&self, graph: &Graph, writes: &mut [Json]) {
         use superstep::engine::graph::Writer;
         let mut tasks: Vec<String> = writes
             .iter()
@@ -136,9 +180,8 @@ impl Normalizer<'_> {
                     .any(|w| w["task"].as_str() == Some(t.as_str()) && w["channel"] == c)
             };
             let node = match own {
-                Some(n) => self.graph.node(&n).cloned(),
-                None => self
-                    .graph
+                Some(n) => graph.node(&n).cloned(),
+                None => graph
                     .nodes
                     .iter()
                     .find(|n| {
@@ -186,7 +229,14 @@ impl Normalizer<'_> {
         }
     }
 
-    fn relabel_interrupts(&self, j: &mut Json, task_ns: &str) {
+    /// Replace interrupt ids by labels: an id must recompute from its task's namespace, or be a
+    /// subgraph's interrupt (verified in the subgraph's namespace) carried up by its parent task.
+    fn relabel_interrupts(
+        &self,
+        j: &mut Json,
+        task_ns: &str,
+        known: &std::collections::HashMap<String, String>,
+    ) {
         match j {
             Json::Object(o) => {
                 if o.get("__type__").and_then(Json::as_str) == Some("langgraph.types.Interrupt") {
@@ -194,17 +244,18 @@ impl Normalizer<'_> {
                         let label = (0..16)
                             .find(|k| ids::interrupt_id(task_ns, *k) == id)
                             .map(|k| format!("interrupt:{k}"))
+                            .or_else(|| known.get(id).map(|l| format!("from subgraph {l}")))
                             .unwrap_or_else(|| format!("MISMATCH interrupt {id}"));
                         o.insert("id".into(), json!(label));
                     }
                 }
                 for v in o.values_mut() {
-                    self.relabel_interrupts(v, task_ns);
+                    self.relabel_interrupts(v, task_ns, known);
                 }
             }
             Json::Array(a) => a
                 .iter_mut()
-                .for_each(|x| self.relabel_interrupts(x, task_ns)),
+                .for_each(|x| self.relabel_interrupts(x, task_ns, known)),
             _ => {}
         }
     }
@@ -231,9 +282,17 @@ impl Normalizer<'_> {
             if only.is_some_and(|o| !o.contains(&tid)) {
                 continue;
             }
-            let mut rows = store.history(&tid, "", None, 10_000).unwrap();
-            rows.reverse();
-            let labels: Vec<String> = rows.iter().map(|r| r.checkpoint_id.clone()).collect();
+            // every namespace of the thread; labels are global to the thread (creation order)
+            let mut stmt = store
+                .conn()
+                .prepare("SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id=?1 ORDER BY checkpoint_id")
+                .unwrap();
+            let all: Vec<(String, String)> = stmt
+                .query_map([&tid], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .map(|r| r.unwrap())
+                .collect();
+            let labels: Vec<String> = all.iter().map(|(_, c)| c.clone()).collect();
             let label = |id: &str| {
                 labels
                     .iter()
@@ -241,74 +300,144 @@ impl Normalizer<'_> {
                     .map(|i| format!("C{i}"))
                     .unwrap_or_else(|| "?".into())
             };
-            let mut out = Vec::new();
-            for r in &rows {
-                let cp = store.decode(r).unwrap();
-                let step = r.metadata.get("step").and_then(Json::as_i64).unwrap();
-                let clock = ids::clock_seq_step(&uuid::Uuid::try_parse(&r.checkpoint_id).unwrap());
-                let mut values = serde_json::Map::new();
-                for (k, v) in &cp.channel_values {
-                    values.insert(k.clone(), to_view(v, o));
+            let mut namespaces: Vec<String> = Vec::new();
+            for (ns, _) in &all {
+                if !namespaces.contains(ns) {
+                    namespaces.push(ns.clone());
                 }
-                let mut values = Json::Object(values);
-                sort_sets(&mut values);
-                let versions: std::collections::BTreeMap<String, Json> = cp
-                    .channel_versions
-                    .iter()
-                    .map(|(k, v)| (k.clone(), version_int(&to_view(&v.to_value(), o))))
-                    .collect();
-                let seen: std::collections::BTreeMap<
-                    String,
-                    std::collections::BTreeMap<String, Json>,
-                > = cp
-                    .versions_seen
-                    .iter()
-                    .map(|(n, m)| {
-                        (
-                            n.clone(),
-                            m.iter()
-                                .map(|(k, v)| (k.clone(), version_int(&to_view(&v.to_value(), o))))
-                                .collect(),
-                        )
-                    })
-                    .collect();
-                let mut writes = Vec::new();
-                for w in store.writes(&tid, "", &r.checkpoint_id).unwrap() {
-                    let (task, node) = self.task_label(&cp, step, &w.task_id, &w.task_path);
-                    let mut v = w.value.view(o);
-                    if let Some(node) = node {
-                        self.relabel_interrupts(&mut v, &ids::task_ns("", &node, &w.task_id));
-                    }
-                    sort_sets(&mut v);
-                    writes.push(json!({"task": task, "task_path": w.task_path, "idx": w.idx, "channel": w.channel, "type": w.type_, "value": v}));
-                }
-                self.canonical_edge_order(&mut writes);
-                writes.sort_by_key(|w| {
-                    (
-                        w["task_path"].to_string(),
-                        w["idx"].as_i64().unwrap(),
-                        w["task"].to_string(),
-                    )
+            }
+            // deepest first, so subgraph interrupts are verified before their parents quote them
+            namespaces.sort_by_key(|n| {
+                std::cmp::Reverse(n.matches('|').count() + usize::from(!n.is_empty()))
+            });
+            let mut known: std::collections::HashMap<String, String> =
+                std::collections::HashMap::new();
+            let mut ns_out = serde_json::Map::new();
+            let mut ordinal: std::collections::HashMap<String, usize> =
+                std::collections::HashMap::new();
+            let mut ns_labels: Vec<(String, String)> = Vec::new();
+            {
+                let mut by_first: Vec<&String> = namespaces.iter().collect();
+                by_first.sort_by_key(|n| {
+                    labels
+                        .iter()
+                        .position(|c| all.iter().any(|(x, y)| x == *n && y == c))
                 });
-                let mut md = Json::Object(r.metadata.clone());
-                if let Some(Json::Object(p)) = md.get_mut("parents") {
-                    for v in p.values_mut() {
-                        *v = json!(label(v.as_str().unwrap_or("")));
-                    }
+                for n in by_first {
+                    let path = node_path(n);
+                    let k = ordinal.entry(path.clone()).or_default();
+                    ns_labels.push((
+                        n.clone(),
+                        if n.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{path}#{k}")
+                        },
+                    ));
+                    *k += 1;
                 }
-                out.push(json!({
-                    "label": label(&r.checkpoint_id),
-                    "parent": r.parent_checkpoint_id.as_deref().map(label),
-                    "type": r.type_,
-                    "metadata": md,
-                    "clock_seq": clock,
-                    "v": cp.v,
-                    "channel_values": values,
-                    "channel_versions": versions,
-                    "versions_seen": seen,
-                    "updated_channels": cp.updated_channels,
-                    "writes": writes,
-                }));
+            }
+            let mut out = Vec::new();
+            for ns in &namespaces {
+                let ns_label = ns_labels
+                    .iter()
+                    .find(|(n, _)| n == ns)
+                    .map(|(_, l)| l.clone())
+                    .unwrap_or_default();
+                let graph = self.graph_for(ns);
+                let mut rows = store.history(&tid, ns, None, 10_000).unwrap();
+                rows.reverse();
+                for r in &rows {
+                    let cp = store.decode(r).unwrap();
+                    let step = r.metadata.get("step").and_then(Json::as_i64).unwrap();
+                    let clock =
+                        ids::clock_seq_step(&uuid::Uuid::try_parse(&r.checkpoint_id).unwrap());
+                    let mut values = serde_json::Map::new();
+                    for (k, v) in &cp.channel_values {
+                        values.insert(k.clone(), to_view(v, o));
+                    }
+                    let mut values = Json::Object(values);
+                    sort_sets(&mut values);
+                    let versions: std::collections::BTreeMap<String, Json> = cp
+                        .channel_versions
+                        .iter()
+                        .map(|(k, v)| (k.clone(), version_int(&to_view(&v.to_value(), o))))
+                        .collect();
+                    let seen: std::collections::BTreeMap<
+                        String,
+                        std::collections::BTreeMap<String, Json>,
+                    > = cp
+                        .versions_seen
+                        .iter()
+                        .map(|(n, m)| {
+                            (
+                                n.clone(),
+                                m.iter()
+                                    .map(|(k, v)| {
+                                        (k.clone(), version_int(&to_view(&v.to_value(), o)))
+                                    })
+                                    .collect(),
+                            )
+                        })
+                        .collect();
+                    let mut writes = Vec::new();
+                    for w in store.writes(&tid, ns, &r.checkpoint_id).unwrap() {
+                        let (task, node) =
+                            self.task_label(graph, ns, &cp, step, &w.task_id, &w.task_path);
+                        let mut v = w.value.view(o);
+                        if let Some(node) = node {
+                            let tns = ids::task_ns(ns, &node, &w.task_id);
+                            // remember verified ids so the parent's copy can be checked
+                            if w.channel == "__interrupt__" {
+                                if let Some(items) = v.as_array() {
+                                    for it in items {
+                                        if let Some(id) = it.get("id").and_then(Json::as_str) {
+                                            if let Some(k) =
+                                                (0..16).find(|k| ids::interrupt_id(&tns, *k) == id)
+                                            {
+                                                known.insert(
+                                                    id.to_string(),
+                                                    format!("{ns_label} {task} interrupt:{k}"),
+                                                );
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                            self.relabel_interrupts(&mut v, &tns, &known);
+                        }
+                        sort_sets(&mut v);
+                        writes.push(json!({"task": task, "task_path": w.task_path, "idx": w.idx, "channel": w.channel, "type": w.type_, "value": v}));
+                    }
+                    self.canonical_edge_order(graph, &mut writes);
+                    writes.sort_by_key(|w| {
+                        (
+                            w["task_path"].to_string(),
+                            w["idx"].as_i64().unwrap(),
+                            w["task"].to_string(),
+                        )
+                    });
+                    let mut md = Json::Object(r.metadata.clone());
+                    if let Some(Json::Object(p)) = md.get_mut("parents") {
+                        for v in p.values_mut() {
+                            *v = json!(label(v.as_str().unwrap_or("")));
+                        }
+                    }
+                    out.push(json!({
+                        "label": label(&r.checkpoint_id),
+                        "parent": r.parent_checkpoint_id.as_deref().map(label),
+                        "type": r.type_,
+                        "metadata": md,
+                        "clock_seq": clock,
+                        "v": cp.v,
+                        "channel_values": values,
+                        "channel_versions": versions,
+                        "versions_seen": seen,
+                        "updated_channels": cp.updated_channels,
+                        "writes": writes,
+                    }));
+                }
+                ns_out.insert(ns_label.clone(), Json::Array(std::mem::take(&mut out)));
             }
             // writes on checkpoints that were never saved (orphans)
             let mut stmt = store
@@ -327,7 +456,11 @@ impl Normalizer<'_> {
                 .unwrap()
                 .map(|x| x.unwrap())
                 .collect();
-            threads.insert(tid, json!({"checkpoints": out, "orphan_writes": orphans}));
+            let root = ns_out.remove("").unwrap_or(Json::Array(Vec::new()));
+            threads.insert(
+                tid,
+                json!({"checkpoints": root, "subgraphs": ns_out, "orphan_writes": orphans}),
+            );
         }
         Json::Object(threads)
     }

@@ -1,0 +1,213 @@
+//! What can happen to the TUI (`Action`) and what the TUI asks the outside world to do (`Effect`).
+//!
+//! Keys resolve to Actions through the keymap; Effects are run by `effects::Runtime`, which turns
+//! their results back into Actions. `update` is the only place either is interpreted.
+
+use super::state::{Pane, ThreadRow};
+use crate::engine::StepReport;
+use crate::snapshot::Snapshot;
+use crate::spec::model::Breakpoints;
+use rmpv::Value;
+use serde_json::Value as Json;
+
+/// A key edit inside a text field.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputKey {
+    Char(char),
+    Backspace,
+    Delete,
+    Left,
+    Right,
+    Home,
+    End,
+    /// Ctrl-U: clear the field.
+    Clear,
+}
+
+#[derive(Debug, Clone)]
+pub enum Action {
+    // ---- from keys --------------------------------------------------------------------------
+    Quit,
+    /// `?`: the help overlay generated from the keymap.
+    Help,
+    /// Esc: close a modal, else clear the count prefix, search highlights and message.
+    Cancel,
+    /// A digit of a count prefix (`3n`).
+    Digit(u8),
+    FocusNext,
+    FocusPrev,
+    Focus(Pane),
+    Up,
+    Down,
+    Top,
+    Bottom,
+    PageUp,
+    PageDown,
+    /// Enter in a pane: the full value / details of the selected row.
+    Open,
+    Step,
+    Continue,
+    ToggleBreakBefore,
+    ToggleBreakAfter,
+    OpenResume,
+    OpenTimeTravel,
+    OpenUpdate,
+    OpenNewThread,
+    OpenThreadPicker,
+    OpenSearch,
+    OpenCommand,
+    /// Enter in a modal.
+    Submit,
+    /// `y` in a confirm modal.
+    Confirm,
+    /// Tab / Shift-Tab inside a modal (next / previous field or interrupt).
+    NextField,
+    PrevField,
+    Input(InputKey),
+    /// A `:` command line, already typed (also used by `:` itself on Enter).
+    Command(String),
+    /// A `/` search query.
+    Search(String),
+    /// Terminal resized (nothing to do but redraw).
+    Resize(u16, u16),
+
+    // ---- from effects -----------------------------------------------------------------------
+    ThreadsLoaded(Vec<ThreadRow>),
+    ThreadLoaded(Box<ThreadData>),
+    CheckpointLoaded(Box<CheckpointData>),
+    /// The engine ran: what it did, step by step.
+    Ran(Box<RunResult>),
+    /// update_state wrote `checkpoint` (as `as_node`).
+    StateUpdated {
+        checkpoint: String,
+        as_node: String,
+    },
+    /// An engine or store error, with an explanation of what it means for the user.
+    Failed {
+        error: String,
+        hint: String,
+    },
+    /// A plain informational message from an effect.
+    Info(String),
+}
+
+/// One checkpoint of a thread's history, as the history pane needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryEntry {
+    pub id: String,
+    pub parent: Option<String>,
+    pub step: i64,
+    pub source: String,
+    pub next: Vec<String>,
+    /// Names of tasks with a pending interrupt.
+    pub interrupted: Vec<String>,
+    /// `(id, node, value)` of interrupts still waiting for an answer.
+    pub pending: Vec<(String, String, Json)>,
+    /// `(node, error)` of tasks that failed.
+    pub errored: Vec<(String, String)>,
+    pub created_at: String,
+}
+
+/// A thread's history (newest first) and the checkpoint to select in it.
+#[derive(Debug, Clone)]
+pub struct ThreadData {
+    pub thread: String,
+    pub history: Vec<HistoryEntry>,
+    /// The history was cut at the load limit (older checkpoints are not shown).
+    pub truncated: bool,
+    pub selected: CheckpointData,
+}
+
+/// One checkpoint as a StateSnapshot plus its parent's values (for the diff).
+#[derive(Debug, Clone)]
+pub struct CheckpointData {
+    pub snapshot: Snapshot,
+    pub parent_values: Option<Vec<(String, Value)>>,
+}
+
+/// Why an engine run was started (shown in the re-execution view).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunKind {
+    Step(u32),
+    Continue,
+    Resume,
+    TimeTravel,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub kind: RunKind,
+    pub thread: String,
+    pub reports: Vec<StepReport>,
+    /// The checkpoint a time travel landed on (the fork).
+    pub landed: Option<String>,
+}
+
+/// The answer(s) of a resume.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResumeArg {
+    /// `Command(resume=v)`: the one pending interrupt.
+    Plain(Json),
+    /// `Command(resume={id: v, ...})`: by interrupt id; partial answers allowed.
+    ById(Vec<(String, Json)>),
+}
+
+/// Work for the runtime: read the store, or drive the engine.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Pick the thread to show at start-up (and create it in debug mode if needed).
+    Startup {
+        thread: Option<String>,
+    },
+    LoadThreads,
+    /// Load a thread's history and select `select` (default: the newest checkpoint).
+    OpenThread {
+        thread: String,
+        select: Option<String>,
+    },
+    LoadCheckpoint {
+        thread: String,
+        id: String,
+        latest: bool,
+    },
+    /// Step `n` supersteps (stopping at a pause).
+    Step {
+        thread: String,
+        n: u32,
+        breaks: Breaks,
+    },
+    /// Run to the next pause.
+    Continue {
+        thread: String,
+        breaks: Breaks,
+    },
+    /// Answer interrupts and run the re-executed step.
+    Resume {
+        thread: String,
+        answer: ResumeArg,
+        breaks: Breaks,
+    },
+    /// Replay from an older checkpoint: LangGraph writes a fork and runs from it.
+    TimeTravel {
+        thread: String,
+        checkpoint: String,
+        breaks: Breaks,
+    },
+    UpdateState {
+        thread: String,
+        checkpoint: Option<String>,
+        values: Json,
+        as_node: Option<String>,
+    },
+    NewThread {
+        thread: String,
+        input: Json,
+    },
+}
+
+/// Breakpoints to run with (they are run configuration, not stored in the DB).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Breaks {
+    pub before: Breakpoints,
+    pub after: Breakpoints,
+}

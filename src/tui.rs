@@ -1,0 +1,174 @@
+//! Starting the TUI: debug mode on a graph spec or read-only inspect mode on any DB, the
+//! terminal guard, `--keys` replay and `--print` (one frame as plain text).
+
+use crate::app::effects::Runtime;
+use crate::app::App;
+use crate::engine::clock::{FixedIds, IdSource, SystemIds};
+use crate::spec::LoadedGraph;
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub struct Options {
+    pub graph: Option<PathBuf>,
+    pub db: Option<PathBuf>,
+    pub thread: Option<String>,
+    pub keys: Vec<KeyEvent>,
+    /// Render one frame to stdout and exit.
+    pub print: bool,
+    /// Frame size for `--print`.
+    pub size: (u16, u16),
+    /// Fixed clock (ns since the epoch) for reproducible checkpoint ids.
+    pub clock: Option<u64>,
+    pub seed: u64,
+}
+
+/// `WxH`, e.g. `120x40`.
+pub fn parse_size(s: &str) -> Result<(u16, u16), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("--size {s:?}: expected WIDTHxHEIGHT, e.g. 120x40"))?;
+    let p = |v: &str| {
+        v.trim()
+            .parse::<u16>()
+            .ok()
+            .filter(|n| *n > 0 && *n <= 1000)
+            .ok_or_else(|| format!("--size {s:?}: expected WIDTHxHEIGHT, e.g. 120x40"))
+    };
+    Ok((p(w)?, p(h)?))
+}
+
+/// The DB a graph spec uses when `--db` is not given: one per spec file, in the temp dir.
+pub fn default_graph_db(lg: &LoadedGraph) -> PathBuf {
+    let canon = std::fs::canonicalize(&lg.path).unwrap_or_else(|_| lg.path.clone());
+    let hash = xxhash_rust::xxh3::xxh3_64(canon.to_string_lossy().as_bytes());
+    std::env::temp_dir().join(format!(
+        "superstep-{}-{:08x}.sqlite",
+        lg.spec.name, hash as u32
+    ))
+}
+
+/// The frame as plain text (trailing spaces trimmed).
+pub fn buffer_text(buf: &Buffer) -> String {
+    let a = buf.area;
+    let mut out = String::new();
+    for y in a.y..a.y + a.height {
+        let mut line = String::new();
+        for x in a.x..a.x + a.width {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn ids(o: &Options) -> Box<dyn IdSource> {
+    match o.clock {
+        Some(ns) => Box::new(FixedIds::new(ns as u128, o.seed)),
+        None => Box::new(SystemIds::default()),
+    }
+}
+
+/// Run the TUI (or print one frame). Errors are one line for the CLI (exit code 2).
+pub fn run(
+    o: Options,
+    demo_db: impl FnOnce() -> Result<PathBuf, String>,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    match &o.graph {
+        Some(g) => {
+            let lg = crate::spec::load(g).map_err(|e| e.to_string())?;
+            let db = match &o.db {
+                Some(d) => d.clone(),
+                None => default_graph_db(&lg),
+            };
+            let mut rt = Runtime::debug(&db, &lg, ids(&o))?;
+            rt.seed = o.seed;
+            let app = App::debug(rt, &lg);
+            session(app, &o, out)
+        }
+        None => {
+            let db = match &o.db {
+                Some(d) => d.clone(),
+                None => demo_db()?,
+            };
+            let rt = Runtime::inspect(&db)?;
+            if let Some(t) = &o.thread {
+                let threads = rt.threads()?;
+                if !threads.iter().any(|r| &r.id == t) {
+                    return Err(format!(
+                        "{}: no thread {t:?} (superstep threads --db {} lists them)",
+                        db.display(),
+                        db.display()
+                    ));
+                }
+            }
+            session(App::inspect(rt), &o, out)
+        }
+    }
+}
+
+fn session(mut app: App, o: &Options, out: &mut dyn Write) -> Result<(), String> {
+    app.start(o.thread.clone());
+    if o.print {
+        for k in &o.keys {
+            if app.state.quit {
+                break;
+            }
+            app.key(*k);
+        }
+        let area = Rect::new(0, 0, o.size.0, o.size.1);
+        let mut buf = Buffer::empty(area);
+        crate::ui::draw(&app.state, &mut buf, area);
+        out.write_all(buffer_text(&buf).as_bytes())
+            .map_err(|e| e.to_string())?;
+        return Ok(());
+    }
+    interactive(&mut app, &o.keys).map_err(|e| format!("terminal: {e}"))
+}
+
+/// Restores the terminal when dropped (ratatui's init also chains a panic hook that restores it
+/// before the panic message is printed).
+struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        // when unwinding, the panic hook has restored the terminal already; leaving the
+        // alternate screen twice would move the cursor back over the panic message
+        if !std::thread::panicking() {
+            ratatui::restore();
+        }
+    }
+}
+
+fn interactive(app: &mut App, keys: &[KeyEvent]) -> std::io::Result<()> {
+    let mut terminal = ratatui::try_init()?;
+    let _guard = TerminalGuard;
+    for k in keys {
+        if app.state.quit {
+            return Ok(());
+        }
+        app.key(*k);
+    }
+    let panic_for_test = std::env::var_os("SUPERSTEP_TEST_PANIC").is_some();
+    loop {
+        terminal.draw(|f| crate::ui::render(&app.state, f))?;
+        if app.state.quit {
+            return Ok(());
+        }
+        if panic_for_test {
+            panic!("SUPERSTEP_TEST_PANIC: panicking on purpose after the first frame");
+        }
+        let ev = crossterm::event::read()?;
+        app.event(ev);
+    }
+}
+
+/// Whether a path looks like a graph spec.
+pub fn is_spec(p: &Path) -> bool {
+    p.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}

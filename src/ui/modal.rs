@@ -1,0 +1,333 @@
+//! Modals: help (generated from the keymap), value viewer, time-travel confirmation, resume
+//! editor (validates as you type), update_state editor with its as_node picker, new thread,
+//! thread picker, and the `:` / `/` prompts.
+
+use super::{fit, theme};
+use crate::app::state::{check_json, AppState, Modal, TextInput};
+use crate::app::update::{help_text, short_id};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width.saturating_sub(2)).max(10.min(area.width));
+    let h = h.min(area.height.saturating_sub(2)).max(3.min(area.height));
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+fn frame(buf: &mut Buffer, r: Rect, title: &str, hint: &str) -> Rect {
+    Clear.render(r, buf);
+    let b = Block::bordered()
+        .title(Span::styled(format!(" {title} "), theme::bold()))
+        .title_bottom(Span::styled(format!(" {hint} "), theme::dim()))
+        .border_style(theme::border(true));
+    let inner = b.inner(r);
+    b.render(r, buf);
+    inner
+}
+
+/// A text field with a visible cursor cell.
+fn field(t: &TextInput, active: bool) -> Vec<Span<'static>> {
+    let chars: Vec<char> = t.text.chars().collect();
+    let before: String = chars[..t.cursor.min(chars.len())].iter().collect();
+    let at: String = chars
+        .get(t.cursor)
+        .map(|c| c.to_string())
+        .unwrap_or_else(|| " ".into());
+    let after: String = chars
+        .get(t.cursor + 1..)
+        .map(|c| c.iter().collect())
+        .unwrap_or_default();
+    if !active {
+        return vec![Span::raw(t.text.clone())];
+    }
+    vec![
+        Span::raw(before),
+        Span::styled(
+            at,
+            Style::default().add_modifier(ratatui::style::Modifier::REVERSED),
+        ),
+        Span::raw(after),
+    ]
+}
+
+/// Live validation of a JSON field.
+fn validity(text: &str, empty_means: &str) -> Line<'static> {
+    match check_json(text) {
+        Ok(None) => Line::styled(format!("    {empty_means}"), theme::dim()),
+        Ok(Some(_)) => Line::styled("    ✓ valid JSON", theme::ok()),
+        Err(e) => Line::styled(format!("    ✗ {e}"), theme::error()),
+    }
+}
+
+fn scrolled(lines: Vec<Line<'static>>, scroll: usize, height: usize) -> Vec<Line<'static>> {
+    let max = lines.len().saturating_sub(height);
+    lines
+        .into_iter()
+        .skip(scroll.min(max))
+        .take(height)
+        .collect()
+}
+
+pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
+    let Some(m) = &s.modal else { return };
+    match m {
+        Modal::Help { scroll } => {
+            let r = centered(area, 96, area.height.saturating_sub(2));
+            let inner = frame(buf, r, "Help — every key", "Esc close · j/k scroll");
+            let mut lines = vec![
+                Line::from(vec![
+                    Span::styled("superstep ", theme::bold()),
+                    Span::raw(match s.mode {
+                        crate::app::state::Mode::Debug => format!(
+                            "debugs {} on {} — each n runs one LangGraph superstep and writes its checkpoint",
+                            s.graph_label.as_deref().unwrap_or("?"),
+                            s.db_path
+                        ),
+                        crate::app::state::Mode::Inspect => format!(
+                            "inspects {} read-only (what get_state / get_state_history show)",
+                            s.db_path
+                        ),
+                    }),
+                ]),
+            ];
+            for (k, d) in help_text(s.mode) {
+                if k.is_empty() {
+                    lines.push(Line::raw(""));
+                    lines.push(Line::styled(d, theme::bold()));
+                } else {
+                    lines.push(Line::from(vec![
+                        Span::styled(format!("  {}", fit(&k, 22)), theme::next()),
+                        Span::raw(d),
+                    ]));
+                }
+            }
+            let h = inner.height as usize;
+            Paragraph::new(scrolled(lines, *scroll, h)).render(inner, buf);
+        }
+        Modal::Viewer {
+            title,
+            lines,
+            scroll,
+        } => {
+            let r = centered(
+                area,
+                area.width.saturating_sub(8),
+                area.height.saturating_sub(4),
+            );
+            let inner = frame(buf, r, title, "Esc close · j/k scroll");
+            let ls: Vec<Line> = lines.iter().map(|l| Line::raw(l.clone())).collect();
+            Paragraph::new(scrolled(ls, *scroll, inner.height as usize)).render(inner, buf);
+        }
+        Modal::ConfirmTravel { lines, .. } => {
+            let r = centered(area, 100, lines.len() as u16 + 4);
+            let inner = frame(buf, r, "Time travel?", "y / Enter replay · n / Esc cancel");
+            let ls: Vec<Line> = lines.iter().map(|l| Line::raw(l.clone())).collect();
+            Paragraph::new(ls)
+                .wrap(Wrap { trim: false })
+                .render(inner, buf);
+        }
+        Modal::Resume { items, sel, error } => {
+            let filled = items
+                .iter()
+                .filter(|i| !i.input.text.trim().is_empty())
+                .count();
+            let h = (items.len() * 3 + 6) as u16;
+            let r = centered(area, 96, h);
+            let inner = frame(
+                buf,
+                r,
+                &format!(
+                    "Resume — {} pending interrupt{}",
+                    items.len(),
+                    if items.len() == 1 { "" } else { "s" }
+                ),
+                "Enter send · Tab next interrupt · Esc cancel",
+            );
+            let mut lines = vec![Line::styled(
+                if items.len() == 1 {
+                    "Command(resume=JSON): the answer becomes interrupt()'s return value when the node re-runs".to_string()
+                } else {
+                    format!(
+                        "Command(resume={{id: JSON}}): {filled} of {} answered — empty fields stay pending",
+                        items.len()
+                    )
+                },
+                theme::dim(),
+            )];
+            for (i, it) in items.iter().enumerate() {
+                let active = i == *sel;
+                lines.push(Line::from(vec![
+                    Span::raw(if active { "▸ " } else { "  " }),
+                    Span::styled(format!("{} ", it.node), theme::bold()),
+                    Span::styled(format!("{} ", &it.id[..it.id.len().min(8)]), theme::dim()),
+                    Span::raw(it.preview.clone()),
+                ]));
+                let mut f = vec![Span::styled("    answer: ", theme::dim())];
+                f.extend(field(&it.input, active));
+                lines.push(Line::from(f));
+                if active {
+                    lines.push(validity(
+                        &it.input.text,
+                        "(empty: this interrupt stays pending)",
+                    ));
+                } else {
+                    let t = &it.input.text;
+                    lines.push(match check_json(t) {
+                        Ok(None) => Line::styled("    pending", theme::dim()),
+                        Ok(Some(_)) => Line::styled("    ✓", theme::ok()),
+                        Err(_) => Line::styled("    ✗ invalid JSON", theme::error()),
+                    });
+                }
+            }
+            if let Some(e) = error {
+                lines.push(Line::styled(format!("✗ {e}"), theme::error()));
+            }
+            Paragraph::new(lines).render(inner, buf);
+        }
+        Modal::Update {
+            label,
+            as_nodes,
+            as_sel,
+            input,
+            error,
+            ..
+        } => {
+            let r = centered(area, 96, 11);
+            let inner = frame(
+                buf,
+                r,
+                "Edit state — update_state",
+                "Enter apply · ↑/↓ as_node · Esc cancel",
+            );
+            let mut picker = vec![Span::styled("as_node: ", theme::dim())];
+            for (i, n) in as_nodes.iter().enumerate() {
+                if i == *as_sel {
+                    picker.push(Span::styled(format!("[{n}]"), theme::selected(true)));
+                } else {
+                    picker.push(Span::styled(format!(" {n} "), theme::dim()));
+                }
+                picker.push(Span::raw(" "));
+            }
+            let mut f = vec![Span::styled("values:  ", theme::dim())];
+            f.extend(field(input, true));
+            let mut lines = vec![
+                Line::raw(label.clone()),
+                Line::from(picker),
+                Line::styled(
+                    format!("state keys: {}", s.graph.state_keys.join(", ")),
+                    theme::dim(),
+                ),
+                Line::from(f),
+                validity(&input.text, "(type a JSON object of state keys)"),
+            ];
+            if let Some(e) = error {
+                lines.push(Line::styled(format!("✗ {e}"), theme::error()));
+            }
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .render(inner, buf);
+        }
+        Modal::NewThread {
+            name,
+            input,
+            field: which,
+            error,
+        } => {
+            let r = centered(area, 90, 9);
+            let inner = frame(
+                buf,
+                r,
+                "New thread",
+                "Enter create · Tab switch field · Esc cancel",
+            );
+            let mut n = vec![Span::styled("thread: ", theme::dim())];
+            n.extend(field(name, *which == 0));
+            let mut i = vec![Span::styled("input:  ", theme::dim())];
+            i.extend(field(input, *which == 1));
+            let mut lines = vec![
+                Line::from(n),
+                Line::from(i),
+                validity(&input.text, "(type the input as JSON)"),
+                Line::styled("graph.invoke(input, {thread_id}) — writes the input checkpoint; n steps from it", theme::dim()),
+            ];
+            if let Some(e) = error {
+                lines.push(Line::styled(format!("✗ {e}"), theme::error()));
+            }
+            Paragraph::new(lines).render(inner, buf);
+        }
+        Modal::ThreadPicker { sel } => {
+            let h = (s.threads.len() as u16 + 3).min(area.height.saturating_sub(2));
+            let r = centered(area, 80, h);
+            let inner = frame(
+                buf,
+                r,
+                &format!("Threads — {}", s.threads.len()),
+                "Enter open · j/k move · Esc cancel",
+            );
+            let height = inner.height as usize;
+            let start = super::window_start(*sel, height.saturating_sub(1));
+            let mut lines = vec![Line::styled(
+                format!("  {} {:>11}  latest", fit("thread", 24), "checkpoints"),
+                theme::dim(),
+            )];
+            for (i, t) in s
+                .threads
+                .iter()
+                .enumerate()
+                .skip(start)
+                .take(height.saturating_sub(1))
+            {
+                let cur = s.thread.as_deref() == Some(t.id.as_str());
+                let l = Line::raw(format!(
+                    "{}{} {:>11}  {}{}",
+                    if i == *sel { "▸ " } else { "  " },
+                    fit(&t.id, 24),
+                    t.checkpoints,
+                    short_id(&t.latest),
+                    if cur { "  (shown)" } else { "" }
+                ));
+                lines.push(if i == *sel {
+                    l.style(theme::selected(true))
+                } else {
+                    l
+                });
+            }
+            Paragraph::new(lines).render(inner, buf);
+        }
+        Modal::Command { input } | Modal::Search { input } => {
+            let prefix = if matches!(m, Modal::Command { .. }) {
+                ":"
+            } else {
+                "/"
+            };
+            let r = Rect::new(
+                area.x,
+                area.y + area.height.saturating_sub(3),
+                area.width,
+                3.min(area.height),
+            );
+            let hint = if prefix == ":" {
+                "Enter run · Esc cancel · :help lists commands"
+            } else {
+                "Enter search values and pending writes · Esc cancel"
+            };
+            let inner = frame(
+                buf,
+                r,
+                if prefix == ":" { "command" } else { "search" },
+                hint,
+            );
+            let mut spans = vec![Span::styled(prefix, theme::bold())];
+            spans.extend(field(input, true));
+            Paragraph::new(Line::from(spans)).render(inner, buf);
+        }
+    }
+}

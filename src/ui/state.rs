@@ -1,0 +1,97 @@
+//! State pane: the values at the selected checkpoint with a diff against its parent
+//! (`+` added, `~` changed with the old value, `-` removed).
+
+use super::{draw_list, fit, pane_block, theme};
+use crate::app::state::{AppState, Diff, Pane};
+use crate::app::update::short_id;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
+    let Some(cur) = &s.current else {
+        draw_list(
+            buf,
+            area,
+            pane_block("State".into(), focused),
+            None,
+            0,
+            0,
+            focused,
+            |_| false,
+            |_| Line::raw(""),
+            vec![],
+        );
+        return;
+    };
+    let snap = &cur.snapshot;
+    let source = snap
+        .metadata
+        .get("source")
+        .and_then(|v| v.as_str())
+        .unwrap_or("?");
+    let title = format!(
+        "State · step {} ({source}) {}{}",
+        snap.step,
+        short_id(&snap.checkpoint_id),
+        if cur.latest { " · newest" } else { "" }
+    );
+    let w = cur
+        .values
+        .iter()
+        .map(|v| v.key.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 24);
+    let row = |i: usize| -> Line {
+        let v = &cur.values[i];
+        let (mark, st) = match &v.diff {
+            Diff::Added => ("+", theme::diff(&v.diff)),
+            Diff::Changed { .. } => ("~", theme::diff(&v.diff)),
+            Diff::Removed => ("-", theme::diff(&v.diff)),
+            _ => (" ", Default::default()),
+        };
+        let mut spans = vec![
+            Span::styled(format!("{mark} "), st),
+            Span::styled(fit(&v.key, w), st),
+            Span::raw("  "),
+        ];
+        match &v.diff {
+            Diff::Removed => spans.push(Span::styled(
+                format!(
+                    "(removed; was {})",
+                    v.was
+                        .as_ref()
+                        .map(|x| crate::app::update::preview(x, 80))
+                        .unwrap_or_default()
+                ),
+                theme::dim(),
+            )),
+            Diff::Changed { was } => {
+                spans.push(Span::raw(v.preview.clone()));
+                spans.push(Span::styled(format!("   was {was}"), theme::dim()));
+            }
+            _ => spans.push(Span::raw(v.preview.clone())),
+        }
+        Line::from(spans)
+    };
+    let mut footer = Vec::new();
+    for w in &snap.warnings {
+        footer.push(Line::styled(
+            format!("  ⚠ {}: {}", w.field, w.message),
+            theme::dim(),
+        ));
+    }
+    draw_list(
+        buf,
+        area,
+        pane_block(title, focused),
+        None,
+        cur.values.len(),
+        s.selected(Pane::State),
+        focused,
+        |i| s.is_hit(Pane::State, i),
+        row,
+        footer,
+    );
+}

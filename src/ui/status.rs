@@ -1,0 +1,84 @@
+//! The status line (mode, db, thread, checkpoint, step, why we are paused), the message line and
+//! the footer generated from the keymap.
+
+use super::theme;
+use crate::app::keymap;
+use crate::app::state::{AppState, Mode, PauseView};
+use crate::app::update::short_id;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
+    let mode = match (s.mode, &s.graph_label) {
+        (Mode::Debug, _) => format!(" DEBUG {} ", s.graph.name),
+        (Mode::Inspect, _) => " INSPECT read-only ".to_string(),
+    };
+    let mut parts = vec![format!("db {}", s.db_label)];
+    parts.push(format!("thread {}", s.thread.as_deref().unwrap_or("-")));
+    if let Some(c) = &s.current {
+        parts.push(format!(
+            "checkpoint {}{}",
+            short_id(&c.snapshot.checkpoint_id),
+            if c.latest { "" } else { " (older)" }
+        ));
+        parts.push(format!("step {}", c.snapshot.step));
+    }
+    let pause = s.pause();
+    let pause_style = match &pause {
+        PauseView::Interrupt(_) => theme::status(crate::app::state::TaskStatus::Interrupted),
+        PauseView::Error(..) | PauseView::RecursionLimit(_) => theme::error(),
+        PauseView::Before(_) | PauseView::After(_) => theme::breakpoint(),
+        _ => theme::bold(),
+    };
+    // narrow terminals: drop the db, then shorten the checkpoint id
+    let room = (area.width as usize)
+        .saturating_sub(mode.chars().count() + pause.describe().chars().count() + 6);
+    if parts.join(" │ ").chars().count() > room {
+        parts.remove(0);
+    }
+    if parts.join(" │ ").chars().count() > room {
+        if let Some(c) = &s.current {
+            let id = &c.snapshot.checkpoint_id;
+            let tail = if id.len() == 36 {
+                &id[24..]
+            } else {
+                id.as_str()
+            };
+            if let Some(p) = parts.iter_mut().find(|p| p.starts_with("checkpoint ")) {
+                *p = format!("cp …{tail}");
+            }
+        }
+    }
+    let mut spans = vec![
+        Span::styled(
+            mode,
+            theme::status_bar().add_modifier(ratatui::style::Modifier::BOLD),
+        ),
+        Span::raw(" "),
+        Span::raw(parts.join(" │ ")),
+        Span::raw(" │ "),
+        Span::styled(pause.describe(), pause_style),
+    ];
+    if let Some(n) = s.count {
+        spans.push(Span::styled(format!("  count {n}"), theme::warn()));
+    }
+    Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
+pub fn message_line(s: &AppState, buf: &mut Buffer, area: Rect) {
+    let Some(m) = &s.message else { return };
+    Paragraph::new(Line::styled(format!(" {}", m.text), theme::level(m.level)))
+        .wrap(ratatui::widgets::Wrap { trim: false })
+        .render(area, buf);
+}
+
+pub fn footer(s: &AppState, buf: &mut Buffer, area: Rect) {
+    let mut spans = Vec::new();
+    for (k, label) in keymap::footer(s) {
+        spans.push(Span::styled(format!(" {k}"), theme::bold()));
+        spans.push(Span::styled(format!(" {label} "), theme::dim()));
+    }
+    Paragraph::new(Line::from(spans)).render(area, buf);
+}

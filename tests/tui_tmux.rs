@@ -1,0 +1,171 @@
+//! A real terminal: the TUI under tmux. Start on the approval graph, step, hit the interrupt,
+//! resume with a value, time-travel, quit; assert on captured panes, on the DB, and that the
+//! terminal is restored (also after a panic). tmux is required (it fails loudly without it).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    sock: PathBuf,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> String {
+        let o = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.sock)
+            .args(args)
+            .output()
+            .expect("tmux");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+    fn send(&self, keys: &[&str]) {
+        let mut a = vec!["send-keys", "-t", "smoke"];
+        a.extend_from_slice(keys);
+        self.cmd(&a);
+    }
+    fn type_text(&self, text: &str) {
+        self.cmd(&["send-keys", "-t", "smoke", "-l", text]);
+    }
+    fn capture(&self) -> String {
+        self.cmd(&["capture-pane", "-p", "-t", "smoke"])
+    }
+    /// Wait until the pane shows `what` (10 s at most).
+    fn wait_for(&self, what: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let pane = self.capture();
+            if pane.contains(what) {
+                return pane;
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                panic!("pane never showed {what:?}; it shows:\n{pane}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.cmd(&["kill-server"]);
+    }
+}
+
+fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn start(dir: &Path) -> Tmux {
+    let t = Tmux {
+        sock: dir.join("tmux.sock"),
+    };
+    t.cmd(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "smoke",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "env -i PATH=/usr/bin:/bin TERM=xterm-256color PS1='$ ' bash --norc --noprofile",
+    ]);
+    t.wait_for("$");
+    t
+}
+
+fn sources(db: &Path) -> Vec<String> {
+    let store = superstep::store::Store::open(db, superstep::store::Mode::ReadOnly).unwrap();
+    let mut rows = store.history("t1", "", None, 100).unwrap();
+    rows.reverse();
+    rows.iter()
+        .map(|r| r.metadata["source"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn step_interrupt_resume_time_travel_quit_under_tmux() {
+    assert!(
+        tmux_available(),
+        "tmux is required for the real-terminal test (apt-get install tmux)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("smoke.sqlite");
+    let t = start(dir.path());
+    let cmd = format!(
+        "{} {}/graphs/approval.json --db {}",
+        env!("CARGO_BIN_EXE_superstep"),
+        env!("CARGO_MANIFEST_DIR"),
+        db.display()
+    );
+    t.type_text(&cmd);
+    t.send(&["Enter"]);
+    t.wait_for("ready: next __start__");
+    t.send(&["n", "n", "n"]);
+    let pane = t.wait_for("interrupt in approve");
+    assert!(pane.contains("⏸ approve"), "{pane}");
+    t.send(&["r"]);
+    t.wait_for("Resume — 1 pending interrupt");
+    t.type_text("tru");
+    t.wait_for("invalid JSON");
+    t.type_text("e");
+    t.wait_for("✓ valid JSON");
+    t.send(&["Enter"]);
+    let pane = t.wait_for("resume: step 2 approve done");
+    assert!(pane.contains("returned resume value true"), "{pane}");
+    t.send(&["j", "j", "t"]);
+    t.wait_for("Time travel?");
+    t.send(&["y"]);
+    let pane = t.wait_for("time travel: landed on");
+    assert!(pane.contains("fork"), "{pane}");
+    t.send(&["q"]);
+    // back at the shell, terminal restored: canonical mode and echo are on again
+    t.type_text("stty -a | tr ' ;' '\\n\\n' | grep -E -x -- '-?(icanon|echo)' | tr '\\n' ' '; echo STTY-$((40+2))");
+    t.send(&["Enter"]);
+    let pane = t.wait_for("STTY-42");
+    let line = pane.lines().find(|l| l.contains("STTY-42")).unwrap_or("");
+    assert!(
+        line.contains("icanon echo") && !line.contains("-icanon"),
+        "{pane}"
+    );
+    assert_eq!(sources(&db), ["input", "loop", "loop", "loop", "fork"]);
+}
+
+#[test]
+fn a_panic_restores_the_terminal() {
+    assert!(
+        tmux_available(),
+        "tmux is required for the real-terminal test (apt-get install tmux)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("panic.sqlite");
+    let t = start(dir.path());
+    let cmd = format!(
+        "SUPERSTEP_TEST_PANIC=1 {} {}/graphs/approval.json --db {}; stty -a | tr ' ;' '\\n\\n' | grep -E -x -- '-?(icanon|echo)' | tr '\\n' ' '; echo STTY-$((40+2))",
+        env!("CARGO_BIN_EXE_superstep"),
+        env!("CARGO_MANIFEST_DIR"),
+        db.display()
+    );
+    t.type_text(&cmd);
+    t.send(&["Enter"]);
+    let pane = t.wait_for("STTY-42");
+    assert!(pane.contains("panicking on purpose"), "{pane}");
+    assert!(
+        pane.contains("thread 'main'"),
+        "the panic message is intact: {pane}"
+    );
+    let line = pane.lines().find(|l| l.contains("STTY-42")).unwrap_or("");
+    assert!(
+        line.contains("icanon echo") && !line.contains("-icanon"),
+        "{pane}"
+    );
+    // the panic message is on the normal screen, not lost in the alternate one
+    assert!(!pane.contains("Pending writes"), "{pane}");
+}

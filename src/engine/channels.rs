@@ -2,7 +2,8 @@
 //! available, what goes into the checkpoint.
 
 use super::EngineError;
-use crate::value::ext::{constructor, Ext};
+pub use crate::value::ext::set_items;
+use crate::value::ext::{constructor, overwrite_value};
 use rmpv::Value;
 
 /// How a reducer combines values.
@@ -51,27 +52,6 @@ pub struct Channel {
     pub name: String,
     pub kind: ChannelKind,
     pub content: Content,
-}
-
-fn overwrite_value(v: &Value) -> Option<Value> {
-    match v {
-        Value::Ext(code, data) => match Ext::parse(*code, data) {
-            Ext::Constructor {
-                module,
-                name,
-                arg: Value::Map(m),
-                ..
-            } if module == "langgraph.types" && name == "Overwrite" => m
-                .into_iter()
-                .find(|(k, _)| k.as_str() == Some("value"))
-                .map(|(_, v)| v),
-            _ => None,
-        },
-        Value::Map(m) if m.len() == 1 && m[0].0.as_str() == Some("__overwrite__") => {
-            Some(m[0].1.clone())
-        }
-        _ => None,
-    }
 }
 
 /// Python's `operator.add` on msgpack values.
@@ -333,25 +313,4 @@ impl Channel {
 
 fn same_set(a: &[String], b: &[String]) -> bool {
     a.len() == b.len() && a.iter().all(|x| b.contains(x))
-}
-
-/// Items of a stored `builtins.set` (or a plain list).
-pub fn set_items(v: &Value) -> Vec<String> {
-    match v {
-        Value::Ext(code, data) => match Ext::parse(*code, data) {
-            Ext::Constructor {
-                arg: Value::Array(a),
-                ..
-            } => a
-                .iter()
-                .filter_map(|x| x.as_str().map(str::to_string))
-                .collect(),
-            _ => Vec::new(),
-        },
-        Value::Array(a) => a
-            .iter()
-            .filter_map(|x| x.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
-    }
 }

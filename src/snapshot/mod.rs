@@ -157,25 +157,7 @@ fn available(ch: &str, cp: &Checkpoint) -> bool {
             .map(|(starts, _)| starts.split('+').map(str::to_string).collect())
             .unwrap_or_default()
     };
-    let set_items = |v: &Value| -> Vec<String> {
-        match v {
-            Value::Ext(code, data) => match crate::value::ext::Ext::parse(*code, data) {
-                crate::value::ext::Ext::Constructor {
-                    arg: Value::Array(a),
-                    ..
-                } => a
-                    .iter()
-                    .filter_map(|x| x.as_str().map(str::to_string))
-                    .collect(),
-                _ => Vec::new(),
-            },
-            Value::Array(a) => a
-                .iter()
-                .filter_map(|x| x.as_str().map(str::to_string))
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
+    let set_items = crate::value::ext::set_items;
     let same_set = |mut a: Vec<String>, mut b: Vec<String>| {
         a.sort();
         a.dedup();

@@ -3,30 +3,8 @@
 
 use super::topology::{Reducer, Topology};
 use super::Warning;
-use crate::value::ext::Ext;
+use crate::value::ext::overwrite_value;
 use rmpv::Value;
-
-/// `Overwrite(v)` (ext 2 `langgraph.types.Overwrite`) or `{"__overwrite__": v}`.
-fn overwrite_value(v: &Value) -> Option<Value> {
-    match v {
-        Value::Ext(code, data) => match Ext::parse(*code, data) {
-            Ext::Constructor {
-                module,
-                name,
-                arg: Value::Map(m),
-                ..
-            } if module == "langgraph.types" && name == "Overwrite" => m
-                .into_iter()
-                .find(|(k, _)| k.as_str() == Some("value"))
-                .map(|(_, v)| v),
-            _ => None,
-        },
-        Value::Map(m) if m.len() == 1 && m[0].0.as_str() == Some("__overwrite__") => {
-            Some(m[0].1.clone())
-        }
-        _ => None,
-    }
-}
 
 /// `operator.add(a, b)` for the value kinds msgpack carries.
 pub fn apply_reducer(a: &Value, b: &Value) -> Option<Value> {

@@ -228,3 +228,46 @@ pub fn constructor(code: i8, module: &str, name: &str, arg: Value, method: Optio
     }
     Value::Ext(code, super::encode_msgpack(&Value::Array(payload)))
 }
+
+/// The value inside `Overwrite(v)` (ext 2 `langgraph.types.Overwrite`) or `{"__overwrite__": v}`:
+/// a write that bypasses a reducer.
+pub fn overwrite_value(v: &Value) -> Option<Value> {
+    match v {
+        Value::Ext(code, data) => match Ext::parse(*code, data) {
+            Ext::Constructor {
+                module,
+                name,
+                arg: Value::Map(m),
+                ..
+            } if module == "langgraph.types" && name == "Overwrite" => m
+                .into_iter()
+                .find(|(k, _)| k.as_str() == Some("value"))
+                .map(|(_, v)| v),
+            _ => None,
+        },
+        Value::Map(m) if m.len() == 1 && m[0].0.as_str() == Some("__overwrite__") => {
+            Some(m[0].1.clone())
+        }
+        _ => None,
+    }
+}
+
+/// String items of a stored `builtins.set` (ext 0) or a plain list.
+pub fn set_items(v: &Value) -> Vec<String> {
+    let strings = |a: &[Value]| {
+        a.iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect()
+    };
+    match v {
+        Value::Ext(code, data) => match Ext::parse(*code, data) {
+            Ext::Constructor {
+                arg: Value::Array(a),
+                ..
+            } => strings(&a),
+            _ => Vec::new(),
+        },
+        Value::Array(a) => strings(a),
+        _ => Vec::new(),
+    }
+}

@@ -38,7 +38,7 @@ fn superstep_run(n: u64, mode: &str, dir: &Path) -> Run {
             .pragma_update(None, "synchronous", "NORMAL")
             .unwrap();
     }
-    let mut e = Engine::new(&lg.graph, &lg.code, store, "bench");
+    let mut e = Engine::for_graph(&lg, store, "bench");
     e.recursion_limit = n as i64 + 10;
     let input = superstep::value::from_view(&serde_json::json!({"n": 0, "limit": n})).unwrap();
     let t0 = Instant::now();

@@ -198,8 +198,7 @@ impl<'g> Runtime<'g> {
                 error: e.to_string(),
                 hint: String::new(),
             })?;
-            let mut e = Engine::new(&lg.graph, &lg.code, store, thread)
-                .with_ids(Box::new(self.ids.clone()));
+            let mut e = Engine::for_graph(lg, store, thread).with_ids(Box::new(self.ids.clone()));
             e.seed = self.seed;
             self.engine = Some(e);
         }

@@ -40,14 +40,20 @@ pub fn parse_size(s: &str) -> Result<(u16, u16), String> {
     Ok((p(w)?, p(h)?))
 }
 
-/// The DB a graph spec uses when `--db` is not given: one per spec file, in the temp dir.
+/// The DB a graph spec uses when `--db` is not given: one per spec file, in the temp dir. The
+/// demo graph (`approval`) starts from the embedded demo DB, whose threads real LangGraph wrote
+/// for that graph (approved, rejected, time-travelled, ...).
 pub fn default_graph_db(lg: &LoadedGraph) -> PathBuf {
     let canon = std::fs::canonicalize(&lg.path).unwrap_or_else(|_| lg.path.clone());
     let hash = xxhash_rust::xxh3::xxh3_64(canon.to_string_lossy().as_bytes());
-    std::env::temp_dir().join(format!(
+    let path = std::env::temp_dir().join(format!(
         "superstep-{}-{:08x}.sqlite",
         lg.spec.name, hash as u32
-    ))
+    ));
+    if lg.spec.name == "approval" && !path.exists() {
+        let _ = std::fs::write(&path, crate::commands::DEMO_DB);
+    }
+    path
 }
 
 /// The frame as plain text (trailing spaces trimmed).

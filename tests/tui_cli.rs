@@ -150,11 +150,37 @@ fn a_graph_without_db_uses_a_per_spec_file_in_the_temp_dir() {
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
     assert!(files[0].starts_with("superstep-approval-"), "{files:?}");
-    // the next start picks the most recent thread and goes on from where it was
+    // the demo graph starts from the embedded demo DB: threads real LangGraph wrote for it
+    let db = tmp.path().join(&files[0]);
+    let o = Command::new(env!("CARGO_BIN_EXE_superstep"))
+        .args(["threads", "--db", db.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    let threads: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ids: Vec<&str> = threads
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["thread_id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"approve") && ids.contains(&"timetravel"),
+        "{ids:?}"
+    );
+    // the next start opens the same file (no second DB)
     let o = run("n");
-    let out = stdout(&o);
-    assert!(out.contains("thread t1"), "{out}");
-    assert!(out.contains("step 1"), "{out}");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let n = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".sqlite")
+        })
+        .count();
+    assert_eq!(n, 1);
 }
 
 #[test]

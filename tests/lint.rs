@@ -103,17 +103,18 @@ fn exactly_the_pitfall_graphs_are_flagged() {
         }
     }
     flagged.sort();
-    // ask_sub records an effect before its interrupt to show the re-run; subgraph.json uses it
-    assert_eq!(
-        flagged,
-        [
-            "ask_sub",
-            "drift",
-            "error_between",
-            "side_effects",
-            "subgraph"
-        ]
-    );
+    // ask_sub records an effect before its interrupt to show the re-run; subgraph, nested and
+    // nested_mid run it as a subgraph
+    let want = [
+        "ask_sub",
+        "drift",
+        "error_between",
+        "nested",
+        "nested_mid",
+        "side_effects",
+        "subgraph",
+    ];
+    assert_eq!(flagged, want);
     // and a bad spec is exit 2
     let o = superstep(&["lint", "/nonexistent.json"]);
     assert_eq!(o.status.code(), Some(2));

@@ -419,9 +419,19 @@ impl<'a> Normalizer<'a> {
                     });
                     let mut md = Json::Object(r.metadata.clone());
                     if let Some(Json::Object(p)) = md.get_mut("parents") {
-                        for v in p.values_mut() {
-                            *v = json!(label(v.as_str().unwrap_or("")));
-                        }
+                        // keys are ancestor namespaces (with task ids): use their labels
+                        let relabelled: serde_json::Map<String, Json> = p
+                            .iter()
+                            .map(|(k, v)| {
+                                let key = ns_labels
+                                    .iter()
+                                    .find(|(n, _)| n == k)
+                                    .map(|(_, l)| l.clone())
+                                    .unwrap_or_else(|| node_path(k));
+                                (key, json!(label(v.as_str().unwrap_or(""))))
+                            })
+                            .collect();
+                        *p = relabelled;
                     }
                     out.push(json!({
                         "label": label(&r.checkpoint_id),

@@ -62,7 +62,8 @@ fn big_state() -> AppState {
         superstep::app::action::Action::ThreadLoaded(Box::new(ThreadData {
             thread: "big".into(),
             history,
-            truncated: false,
+            ns: String::new(),
+            more: false,
             selected: CheckpointData {
                 snapshot,
                 parent_values: Some(values),

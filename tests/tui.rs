@@ -357,7 +357,7 @@ fn help_search_command_line_threads_and_new_thread() {
     s.snap("tui_modal_search");
     s.keys("<Enter>");
     assert_eq!(s.app.state.focus, Pane::State);
-    assert!(s.message().contains("hit 1 of"), "{}", s.message());
+    assert!(s.message().contains("match 1 of"), "{}", s.message());
     s.snap("tui_search_hits");
     s.keys("<Esc> :step<Space>2");
     s.snap("tui_modal_command");
@@ -436,4 +436,176 @@ fn recursion_limit_pause() {
         s.message()
     );
     s.snap("tui_loop_recursion_limit");
+}
+
+#[test]
+fn subgraph_task_opens_its_namespace_and_backspace_returns() {
+    let _s = settings().bind_to_scope();
+    let mut s = Session::debug(repo_graph("subgraph.json"));
+    s.keys("c");
+    assert_eq!(s.status(), "interrupt in interview");
+    let root_len = s.app.state.history.len();
+    let task = s
+        .app
+        .state
+        .subgraph_task()
+        .cloned()
+        .expect("interview is a subgraph task");
+    let ns = task.ns.clone().unwrap();
+    assert!(ns.starts_with("interview:"), "{ns}");
+    // from any pane: s opens the namespace of the (only) subgraph task
+    s.keys("s");
+    assert_eq!(s.app.state.ns, ns);
+    assert_eq!(s.app.state.ns_stack.len(), 1);
+    // the subgraph's own checkpoints, its own node (ask) pending
+    let h = &s.app.state.history;
+    assert_eq!(h.len(), 2, "{h:?}");
+    assert_eq!(h[0].interrupted, vec!["ask".to_string()]);
+    assert!(
+        s.screen().contains(&format!("ns {}", &ns[..18])),
+        "{}",
+        s.screen()
+    );
+    s.snap("tui_subgraph_01_namespace");
+    // the subgraph view is read-only: running acts on the root graph
+    s.keys("n");
+    assert!(s.message().contains("Backspace returns"), "{}", s.message());
+    // Enter on the root's interview task names the namespace
+    s.keys("<BS>");
+    assert_eq!(s.app.state.ns, "");
+    assert!(s.app.state.ns_stack.is_empty());
+    assert_eq!(s.app.state.history.len(), root_len);
+    s.keys("<Tab><Tab> <Enter>");
+    match &s.app.state.modal {
+        Some(Modal::Viewer { lines, .. }) => {
+            assert!(lines.iter().any(|l| l.contains(&ns)), "{lines:?}")
+        }
+        m => panic!("{m:?}"),
+    }
+    // and the run goes on from the root: answer, finish
+    s.keys("<Esc> r \"ok\"<Enter> c");
+    assert_eq!(s.status(), "done");
+}
+
+#[test]
+fn search_spans_every_loaded_checkpoint_with_next_and_previous() {
+    let _s = settings().bind_to_scope();
+    let mut s = Session::debug(repo_graph("approval.json"));
+    s.keys("n n");
+    let n = s.app.state.history.len();
+    assert!(n >= 3);
+    // "request" is in the input: every checkpoint's values hold it
+    s.keys("/request<Enter>");
+    let st = s.app.state.search.clone().unwrap();
+    let hits = st.thread_hits.clone().unwrap();
+    assert_eq!(st.searched, n);
+    let cps: std::collections::BTreeSet<_> = hits.iter().map(|h| h.checkpoint.clone()).collect();
+    assert!(cps.len() >= 2, "{hits:?}");
+    assert!(s.message().contains("match 1 of"), "{}", s.message());
+    assert_eq!(s.app.state.selected(Pane::History), 0);
+    // ] walks the matches into older checkpoints: the selected checkpoint follows
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..hits.len() {
+        s.keys("]");
+        let cur = s
+            .app
+            .state
+            .current
+            .as_ref()
+            .unwrap()
+            .snapshot
+            .checkpoint_id
+            .clone();
+        let sel = s.app.state.selected_history().unwrap().id.clone();
+        assert_eq!(cur, sel);
+        seen.insert(cur);
+        assert!(matches!(s.app.state.focus, Pane::State | Pane::Writes));
+        assert!(s
+            .app
+            .state
+            .is_hit(Pane::History, s.app.state.selected(Pane::History)));
+    }
+    assert_eq!(seen, cps);
+    assert!(
+        s.message().contains("match 1 of"),
+        "wrapped: {}",
+        s.message()
+    );
+    // [ goes back to the last match (the oldest checkpoint)
+    s.keys("[");
+    assert!(
+        s.message().contains(&format!("match {} of", hits.len())),
+        "{}",
+        s.message()
+    );
+    assert_eq!(s.app.state.selected(Pane::History), n - 1);
+    s.snap("tui_search_thread_oldest");
+    // a query matching nothing says how many checkpoints were searched
+    s.keys("/zzzz-nothing<Enter>");
+    assert!(
+        s.message()
+            .contains(&format!("of the {n} loaded checkpoints")),
+        "{}",
+        s.message()
+    );
+}
+
+#[test]
+fn long_history_pages_lazily_and_scrolls_to_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("long.sqlite");
+    let g = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs/loop.json");
+    let o = common::superstep(&[
+        "run",
+        g.to_str().unwrap(),
+        "-t",
+        "long",
+        "--input",
+        "{\"n\":0,\"limit\":2500}",
+        "--recursion-limit",
+        "3000",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let rt = Runtime::inspect(&db).unwrap();
+    let mut app = App::inspect(rt);
+    let t0 = std::time::Instant::now();
+    app.start(None);
+    let first = t0.elapsed();
+    let mut s = Session {
+        dir,
+        db,
+        app,
+        term: Terminal::new(TestBackend::new(120, 40)).unwrap(),
+    };
+    // the first frame holds one page, not the 2,502 checkpoints
+    let loaded = s.app.state.history.len();
+    assert!(loaded < 500, "{loaded}");
+    assert!(s.app.state.history_more);
+    assert!(s.screen().contains("+ loaded"));
+    assert!(first < std::time::Duration::from_secs(5), "{first:?}");
+    // scrolling near the end of the page fetches the next one
+    s.keys(&format!("{}j", loaded - 10));
+    assert!(s.app.state.history.len() > loaded);
+    assert_eq!(
+        s.app.state.history[s.app.state.selected(Pane::History)].step,
+        2500 - (loaded as i64 - 10)
+    );
+    // a count past what is loaded lands exactly there
+    s.keys("g 2000j");
+    assert_eq!(s.app.state.selected_history().unwrap().step, 500);
+    assert_eq!(s.app.state.current.as_ref().unwrap().snapshot.step, 500);
+    // G loads the rest: the input checkpoint at the very end
+    s.keys("G");
+    assert!(!s.app.state.history_more);
+    assert_eq!(s.app.state.history.len(), 2502);
+    let h = s.app.state.selected_history().unwrap();
+    assert_eq!((h.step, h.source.as_str()), (-1, "input"));
+    assert_eq!(s.app.state.current.as_ref().unwrap().snapshot.step, -1);
+    assert!(s.screen().contains("History · thread long · 2502 "));
+    // ids strictly newest first, no duplicate at a page boundary
+    let ids: Vec<_> = s.app.state.history.iter().map(|h| h.id.clone()).collect();
+    assert!(ids.windows(2).all(|w| w[0] > w[1]));
+    let _ = (&s.dir, &s.db);
 }

@@ -56,6 +56,13 @@ pub enum Action {
     OpenThreadPicker,
     OpenSearch,
     OpenCommand,
+    /// `s`: show the subgraph namespace of the selected (or only) subgraph task.
+    EnterSubgraph,
+    /// Backspace: back to the parent namespace.
+    LeaveSubgraph,
+    /// Next / previous match of the thread-wide search.
+    SearchNext,
+    SearchPrev,
     /// Enter in a modal.
     Submit,
     /// `y` in a confirm modal.
@@ -75,6 +82,21 @@ pub enum Action {
     ThreadsLoaded(Vec<ThreadRow>),
     ThreadLoaded(Box<ThreadData>),
     CheckpointLoaded(Box<CheckpointData>),
+    /// Older checkpoints of the shown history (appended; then History selects row `select`,
+    /// `usize::MAX`: the oldest).
+    HistoryPage {
+        thread: String,
+        ns: String,
+        entries: Vec<HistoryEntry>,
+        more: bool,
+        select: Option<usize>,
+    },
+    /// Matches of a thread-wide search, newest checkpoint first.
+    SearchResults {
+        query: String,
+        hits: Vec<ThreadHit>,
+        searched: usize,
+    },
     /// The engine ran: what it did, step by step.
     Ran(Box<RunResult>),
     /// update_state wrote `checkpoint` (as `as_node`).
@@ -108,13 +130,26 @@ pub struct HistoryEntry {
     pub created_at: String,
 }
 
+/// One match of a thread-wide search: a value or a pending write of a checkpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadHit {
+    pub checkpoint: String,
+    pub step: i64,
+    pub pane: Pane,
+    /// The value's key, or the write's `node channel idx`.
+    pub label: String,
+}
+
 /// A thread's history (newest first) and the checkpoint to select in it.
 #[derive(Debug, Clone)]
 pub struct ThreadData {
     pub thread: String,
+    /// Checkpoint namespace (`""`: the root graph; `node:task_id` a subgraph's).
+    pub ns: String,
+    /// The newest page of the history.
     pub history: Vec<HistoryEntry>,
-    /// The history was cut at the load limit (older checkpoints are not shown).
-    pub truncated: bool,
+    /// Older checkpoints exist beyond the loaded ones (loaded page by page as you scroll).
+    pub more: bool,
     pub selected: CheckpointData,
 }
 
@@ -163,12 +198,30 @@ pub enum Effect {
     /// Load a thread's history and select `select` (default: the newest checkpoint).
     OpenThread {
         thread: String,
+        ns: String,
         select: Option<String>,
     },
     LoadCheckpoint {
         thread: String,
+        ns: String,
         id: String,
         latest: bool,
+    },
+    /// Older history strictly before `before`: at least `rows` (at least a page; `None`:
+    /// everything), then select History row `select`.
+    LoadHistory {
+        thread: String,
+        ns: String,
+        before: String,
+        rows: Option<usize>,
+        select: Option<usize>,
+    },
+    /// Search the values and pending writes of these checkpoints for `query`.
+    SearchThread {
+        thread: String,
+        ns: String,
+        query: String,
+        checkpoints: Vec<String>,
     },
     /// Step `n` supersteps (stopping at a pause).
     Step {

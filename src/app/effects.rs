@@ -3,10 +3,11 @@
 //! as Actions for `update`.
 
 use super::action::{
-    Action, Breaks, CheckpointData, Effect, ResumeArg, RunKind, RunResult, ThreadData,
+    Action, Breaks, CheckpointData, Effect, HistoryEntry, ResumeArg, RunKind, RunResult,
+    ThreadData, ThreadHit,
 };
 use super::state::ThreadRow;
-use super::update::history_entry;
+use super::update::{checkpoint_view, history_entry, hit_label, hits_in};
 use crate::engine::clock::{IdSource, SystemIds};
 use crate::engine::update_state::AsNode;
 use crate::engine::{Engine, EngineError, Input, StepReport};
@@ -20,8 +21,9 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-/// Checkpoints loaded per thread (newest first); older ones are left out, and the pane says so.
-pub const HISTORY_LIMIT: usize = 2000;
+/// Checkpoints loaded per history page (newest first); older pages load as the selection nears
+/// the end of what is loaded (or all at once on `G`).
+pub const HISTORY_PAGE: usize = 200;
 /// Threads listed at most.
 pub const THREAD_LIMIT: usize = 10_000;
 
@@ -222,22 +224,64 @@ impl<'g> Runtime<'g> {
         })
     }
 
+    /// The topology of the graph whose checkpoints live in `ns` (`a:id|b:id`: child `a`'s
+    /// child `b`); `None` without a spec or for a namespace the spec does not know.
+    fn topology_for(&self, ns: &str) -> Option<Topology> {
+        if ns.is_empty() {
+            return self.topology.clone();
+        }
+        let mut lg = self.graph?;
+        for seg in ns.split('|') {
+            let name = seg.split(':').next().unwrap_or(seg);
+            lg = lg.children.get(name)?;
+        }
+        Some(lg.graph.topology())
+    }
+
+    fn open(&self, thread: &str, ns: &str) -> Result<Thread<'_>, InspectError> {
+        Thread::open(&self.store, thread, ns, self.topology_for(ns))
+    }
+
+    /// Up to `limit` checkpoints strictly older than `before`, and whether more exist.
+    fn history_rows(
+        th: &Thread,
+        before: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<HistoryEntry>, bool), InspectError> {
+        let mut out: Vec<HistoryEntry> = Vec::new();
+        let mut before = before.map(str::to_string);
+        while out.len() < limit {
+            let want = (limit - out.len()).min(1000) + 1;
+            let page = th.history_page(before.as_deref(), want)?;
+            let full = page.len() == want;
+            for snap in page.iter().take(want - 1) {
+                out.push(history_entry(snap));
+            }
+            if !full {
+                return Ok((out, false));
+            }
+            before = out.last().map(|h| h.id.clone());
+        }
+        Ok((out, true))
+    }
+
     pub fn thread_data(
         &self,
         thread: &str,
+        ns: &str,
         select: Option<&str>,
     ) -> Result<ThreadData, InspectError> {
-        let th = Thread::open(&self.store, thread, "", self.topology.clone())?;
-        let mut history = Vec::new();
-        let mut truncated = false;
-        th.for_each_history(Some(HISTORY_LIMIT + 1), 200, |snap| {
-            if history.len() == HISTORY_LIMIT {
-                truncated = true;
-            } else {
-                history.push(history_entry(&snap));
+        let th = self.open(thread, ns)?;
+        let (mut history, mut more) = Self::history_rows(&th, None, HISTORY_PAGE)?;
+        // a selection older than the first page: load pages until it is in
+        if let Some(sel) = select {
+            while more && !history.iter().any(|h| h.id == sel) {
+                let last = history.last().map(|h| h.id.clone());
+                let (page, m) = Self::history_rows(&th, last.as_deref(), HISTORY_PAGE)?;
+                history.extend(page);
+                more = m;
             }
-            Ok::<(), InspectError>(())
-        })?;
+        }
         let latest = history.first().map(|h| h.id.clone()).unwrap_or_default();
         let sel = select
             .filter(|s| history.iter().any(|h| h.id == *s))
@@ -246,8 +290,9 @@ impl<'g> Runtime<'g> {
         let selected = self.checkpoint_data(&th, &sel, sel == latest)?;
         Ok(ThreadData {
             thread: thread.to_string(),
+            ns: ns.to_string(),
             history,
-            truncated,
+            more,
             selected,
         })
     }
@@ -261,7 +306,7 @@ impl<'g> Runtime<'g> {
                 hint: String::new(),
             }),
         }
-        match self.thread_data(thread, select) {
+        match self.thread_data(thread, "", select) {
             Ok(d) => out.push(Action::ThreadLoaded(Box::new(d))),
             Err(e) => out.push(inspect_error(e)),
         }
@@ -279,20 +324,61 @@ impl<'g> Runtime<'g> {
                     hint: String::new(),
                 }],
             },
-            Effect::OpenThread { thread, select } => {
-                match self.thread_data(&thread, select.as_deref()) {
+            Effect::OpenThread { thread, ns, select } => {
+                match self.thread_data(&thread, &ns, select.as_deref()) {
                     Ok(d) => vec![Action::ThreadLoaded(Box::new(d))],
                     Err(e) => vec![inspect_error(e)],
                 }
             }
-            Effect::LoadCheckpoint { thread, id, latest } => {
-                let r = Thread::open(&self.store, &thread, "", self.topology.clone())
+            Effect::LoadCheckpoint {
+                thread,
+                ns,
+                id,
+                latest,
+            } => {
+                let r = self
+                    .open(&thread, &ns)
                     .and_then(|th| self.checkpoint_data(&th, &id, latest));
                 match r {
                     Ok(d) => vec![Action::CheckpointLoaded(Box::new(d))],
                     Err(e) => vec![inspect_error(e)],
                 }
             }
+            Effect::LoadHistory {
+                thread,
+                ns,
+                before,
+                rows,
+                select,
+            } => {
+                let limit = rows.map_or(usize::MAX, |n| n.max(HISTORY_PAGE));
+                let r = self
+                    .open(&thread, &ns)
+                    .and_then(|th| Self::history_rows(&th, Some(&before), limit));
+                match r {
+                    Ok((entries, more)) => vec![Action::HistoryPage {
+                        thread,
+                        ns,
+                        entries,
+                        more,
+                        select,
+                    }],
+                    Err(e) => vec![inspect_error(e)],
+                }
+            }
+            Effect::SearchThread {
+                thread,
+                ns,
+                query,
+                checkpoints,
+            } => match self.search(&thread, &ns, &query, &checkpoints) {
+                Ok(hits) => vec![Action::SearchResults {
+                    query,
+                    hits,
+                    searched: checkpoints.len(),
+                }],
+                Err(e) => vec![inspect_error(e)],
+            },
             Effect::Step { thread, n, breaks } => {
                 self.drive(&thread, RunKind::Step(n), None, breaks, Some(n as usize))
             }
@@ -396,6 +482,40 @@ impl<'g> Runtime<'g> {
                 out
             }
         }
+    }
+
+    /// Every match of `query` in the values and pending writes of `checkpoints` (newest first;
+    /// the first is the thread's newest, shown live as `get_state` shows it).
+    fn search(
+        &self,
+        thread: &str,
+        ns: &str,
+        query: &str,
+        checkpoints: &[String],
+    ) -> Result<Vec<ThreadHit>, InspectError> {
+        let th = self.open(thread, ns)?;
+        let ql = query.to_lowercase();
+        let mut out = Vec::new();
+        for (i, id) in checkpoints.iter().enumerate() {
+            let snapshot = th.show(if i == 0 { None } else { Some(id) })?;
+            let step = snapshot.step;
+            let view = checkpoint_view(
+                CheckpointData {
+                    snapshot,
+                    parent_values: None,
+                },
+                i == 0,
+            );
+            for (pane, row) in hits_in(&view, &ql) {
+                out.push(ThreadHit {
+                    checkpoint: id.clone(),
+                    step,
+                    pane,
+                    label: hit_label(&view, pane, row),
+                });
+            }
+        }
+        Ok(out)
     }
 
     fn startup(&mut self, thread: Option<String>) -> Vec<Action> {

@@ -167,6 +167,8 @@ pub struct TaskRow {
     /// Result or error preview.
     pub detail: String,
     pub view: Json,
+    /// The checkpoint namespace of a subgraph task (its own checkpoints live there).
+    pub ns: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -439,6 +441,12 @@ pub struct SearchState {
     /// `(pane, row)` of every hit in the selected checkpoint, values first.
     pub hits: Vec<(Pane, usize)>,
     pub pos: usize,
+    /// Every match in the loaded checkpoints of the thread, newest first (`None`: not searched yet).
+    pub thread_hits: Option<Vec<super::action::ThreadHit>>,
+    /// The thread-wide match shown (`]` / `[` move it).
+    pub tpos: usize,
+    /// How many checkpoints were searched.
+    pub searched: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -454,11 +462,16 @@ pub struct AppState {
     pub breaks_after: BreakSet,
     pub threads: Vec<ThreadRow>,
     pub thread: Option<String>,
+    /// The checkpoint namespace shown (`""`: the root graph).
+    pub ns: String,
+    /// Parent namespaces entered from, with the checkpoint selected there (Backspace returns).
+    pub ns_stack: Vec<(String, String)>,
     /// Newest first.
     pub history: Vec<HistoryEntry>,
     /// Tree glyphs of each history row (forks in their own lane).
     pub history_graph: Vec<String>,
-    pub history_truncated: bool,
+    /// Older checkpoints exist than the loaded ones (loaded page by page on scrolling).
+    pub history_more: bool,
     pub current: Option<CheckpointView>,
     pub focus: Pane,
     /// Selected row per pane (indexed by `Pane::index`).
@@ -497,9 +510,11 @@ impl AppState {
             breaks_after: BreakSet::default(),
             threads: Vec::new(),
             thread: None,
+            ns: String::new(),
+            ns_stack: Vec::new(),
             history: Vec::new(),
             history_graph: Vec::new(),
-            history_truncated: false,
+            history_more: false,
             current: None,
             focus: Pane::History,
             sel: [0; 6],
@@ -590,10 +605,28 @@ impl AppState {
         PauseView::Ready(h.next.clone())
     }
 
-    /// Whether row `row` of `pane` matches the active search.
+    /// Whether row `row` of `pane` matches the active search (History: the checkpoint has a match).
     pub fn is_hit(&self, pane: Pane, row: usize) -> bool {
-        self.search
-            .as_ref()
-            .is_some_and(|s| s.hits.contains(&(pane, row)))
+        let Some(st) = &self.search else { return false };
+        if pane == Pane::History {
+            let Some(h) = self.history.get(row) else {
+                return false;
+            };
+            return st
+                .thread_hits
+                .as_ref()
+                .is_some_and(|t| t.iter().any(|x| x.checkpoint == h.id));
+        }
+        st.hits.contains(&(pane, row))
+    }
+
+    /// The subgraph task whose namespace `s` opens: the selected task if it is one, else the
+    /// only/first subgraph task of the checkpoint.
+    pub fn subgraph_task(&self) -> Option<&TaskRow> {
+        let c = self.current.as_ref()?;
+        c.tasks
+            .get(self.selected(Pane::Tasks))
+            .filter(|t| t.ns.is_some())
+            .or_else(|| c.tasks.iter().find(|t| t.ns.is_some()))
     }
 }

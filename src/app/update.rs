@@ -120,6 +120,14 @@ fn debug_thread(s: &mut AppState) -> Option<String> {
         say(s, Level::Warn, READ_ONLY);
         return None;
     }
+    if !s.ns.is_empty() {
+        let text = format!(
+            "viewing subgraph namespace {} (read-only): Backspace returns to the root graph to run it",
+            s.ns
+        );
+        say(s, Level::Warn, text);
+        return None;
+    }
     match &s.thread {
         Some(t) => Some(t.clone()),
         None => {
@@ -186,6 +194,9 @@ fn skipped_break_note(s: &AppState) -> Option<String> {
 fn take_count(s: &mut AppState) -> u32 {
     s.count.take().unwrap_or(1).max(1)
 }
+
+/// History rows left before the end of what is loaded that fetch the next page.
+const HISTORY_PREFETCH: usize = 50;
 
 pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
     match a {
@@ -480,9 +491,56 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Command(text) => command(s, &text),
-        Action::Search(q) => {
-            search(s, &q);
+        Action::Search(q) => search(s, &q),
+        Action::SearchNext => search_step(s, 1),
+        Action::SearchPrev => search_step(s, -1),
+        Action::EnterSubgraph => enter_subgraph(s),
+        Action::LeaveSubgraph => leave_subgraph(s),
+        Action::HistoryPage {
+            thread,
+            ns,
+            entries,
+            more,
+            select,
+        } => {
+            if s.thread.as_deref() != Some(thread.as_str()) || s.ns != ns {
+                return vec![];
+            }
+            s.history.extend(entries);
+            s.history_more = more;
+            s.history_graph = history_lanes(&s.history);
+            if let Some(row) = select {
+                let keep = s.focus;
+                s.focus = Pane::History;
+                let row = row.min(s.history.len().saturating_sub(1));
+                let out = move_to(s, row);
+                s.focus = keep;
+                return out;
+            }
             vec![]
+        }
+        Action::SearchResults {
+            query,
+            hits,
+            searched,
+        } => {
+            if s.search.as_ref().is_none_or(|st| st.query != query) {
+                return vec![];
+            }
+            // start at the selected checkpoint (or the first match older than it)
+            let row = s.selected(Pane::History);
+            let pos_of = |id: &str| s.history.iter().position(|h| h.id == id);
+            let start = hits
+                .iter()
+                .position(|h| pos_of(&h.checkpoint).is_some_and(|r| r >= row))
+                .unwrap_or(0);
+            let Some(st) = &mut s.search else {
+                return vec![];
+            };
+            st.thread_hits = Some(hits);
+            st.searched = searched;
+            st.tpos = start;
+            goto_thread_hit(s)
         }
         Action::Resize(..) => vec![],
         Action::ThreadsLoaded(rows) => {
@@ -566,19 +624,46 @@ fn move_to(s: &mut AppState, row: usize) -> Vec<Effect> {
     }
     let p = s.focus;
     let len = s.pane_len(p);
-    let row = row.min(len.saturating_sub(1));
-    let old = s.sel[p.index()];
-    s.sel[p.index()] = row;
-    if p == Pane::History && row != old {
-        if let (Some(t), Some(h)) = (s.thread.clone(), s.history.get(row)) {
-            return vec![Effect::LoadCheckpoint {
+    let more = p == Pane::History && s.history_more;
+    // past the loaded rows (G, 5000j): load what is needed, then land there
+    if more && row >= len {
+        if let (Some(t), Some(h)) = (s.thread.clone(), s.history.last()) {
+            return vec![Effect::LoadHistory {
                 thread: t,
-                id: h.id.clone(),
-                latest: row == 0,
+                ns: s.ns.clone(),
+                before: h.id.clone(),
+                rows: (row != usize::MAX).then(|| row + 1 - len),
+                select: Some(row),
             }];
         }
     }
-    vec![]
+    let row = row.min(len.saturating_sub(1));
+    let old = s.sel[p.index()];
+    s.sel[p.index()] = row;
+    let mut out = Vec::new();
+    if p == Pane::History && row != old {
+        if let (Some(t), Some(h)) = (s.thread.clone(), s.history.get(row)) {
+            out.push(Effect::LoadCheckpoint {
+                thread: t,
+                ns: s.ns.clone(),
+                id: h.id.clone(),
+                latest: row == 0,
+            });
+        }
+    }
+    // near the end of what is loaded: fetch the next page of older checkpoints
+    if more && row + HISTORY_PREFETCH >= len {
+        if let (Some(t), Some(h)) = (s.thread.clone(), s.history.last()) {
+            out.push(Effect::LoadHistory {
+                thread: t,
+                ns: s.ns.clone(),
+                before: h.id.clone(),
+                rows: Some(0),
+                select: None,
+            });
+        }
+    }
+    out
 }
 
 fn clamp_all(s: &mut AppState) {
@@ -698,11 +783,28 @@ fn thread_loaded(s: &mut AppState, d: ThreadData) {
         s.run = None;
         s.run_pause = None;
         s.search = None;
+        s.ns_stack.clear();
+    }
+    if s.ns != d.ns {
+        // entering a child namespace remembers where we were; going back pops to it
+        if d.ns.is_empty() {
+            s.ns_stack.clear();
+        } else if let Some(i) = s.ns_stack.iter().position(|(n, _)| *n == d.ns) {
+            s.ns_stack.truncate(i);
+        } else if s.thread.as_deref() == Some(d.thread.as_str()) {
+            let here = s
+                .selected_history()
+                .map(|h| h.id.clone())
+                .unwrap_or_default();
+            s.ns_stack.push((s.ns.clone(), here));
+        }
+        s.ns = d.ns.clone();
+        s.search = None;
     }
     s.thread = Some(d.thread);
     s.history_graph = history_lanes(&d.history);
     s.history = d.history;
-    s.history_truncated = d.truncated;
+    s.history_more = d.more;
     for h in &s.history {
         for (id, _, v) in &h.pending {
             s.seen_interrupts
@@ -754,6 +856,7 @@ fn set_current(s: &mut AppState, d: CheckpointData, latest: bool) {
         if let Some(x) = &mut s.search {
             x.pos = pos.min(x.hits.len().saturating_sub(1));
         }
+        select_local_hit(s);
     }
 }
 
@@ -855,6 +958,7 @@ pub fn checkpoint_view(d: CheckpointData, latest: bool) -> CheckpointView {
                 status,
                 detail,
                 view,
+                ns: t.state_ns.clone(),
             }
         })
         .collect();
@@ -1425,6 +1529,7 @@ fn submit(s: &mut AppState) -> Vec<Effect> {
             match s.threads.get(sel) {
                 Some(t) => vec![Effect::OpenThread {
                     thread: t.id.clone(),
+                    ns: String::new(),
                     select: None,
                 }],
                 None => vec![],
@@ -1436,8 +1541,7 @@ fn submit(s: &mut AppState) -> Vec<Effect> {
         }
         Modal::Search { input } => {
             s.modal = None;
-            search(s, &input.text);
-            vec![]
+            search(s, &input.text)
         }
     }
 }
@@ -1547,6 +1651,9 @@ fn open_selected(s: &mut AppState) {
                 format!("node   {}", t.name),
                 format!("status {}", t.status.label()),
             ];
+            if let Some(ns) = &t.ns {
+                l.push(format!("subgraph namespace {ns} (s shows its checkpoints)"));
+            }
             if !t.view.is_null() {
                 l.push(String::new());
                 l.extend(pretty(&t.view));
@@ -1662,81 +1769,277 @@ pub fn run_task_lines(t: &TaskRunView) -> Vec<String> {
 
 // ---- search ---------------------------------------------------------------------------------
 
-fn find_hits(s: &mut AppState, q: &str) {
-    let ql = q.to_lowercase();
-    let mut hits = Vec::new();
-    if let Some(c) = &s.current {
-        for (i, v) in c.values.iter().enumerate() {
-            let text = format!(
-                "{} {}",
-                v.key,
-                serde_json::to_string(&v.view).unwrap_or_default()
-            );
-            if text.to_lowercase().contains(&ql) {
-                hits.push((Pane::State, i));
-            }
-        }
-        for (i, w) in c.writes.iter().enumerate() {
-            let text = format!(
-                "{} {} {} {}",
-                w.node,
-                w.channel,
-                w.kind.label(),
-                serde_json::to_string(&w.view).unwrap_or_default()
-            );
-            if text.to_lowercase().contains(&ql) {
-                hits.push((Pane::Writes, i));
-            }
-        }
-    }
-    s.search = Some(SearchState {
-        query: q.to_string(),
-        hits,
-        pos: 0,
-    });
+/// What a search matches in a value row (its key and JSON).
+pub fn value_text(v: &ValueRow) -> String {
+    format!(
+        "{} {}",
+        v.key,
+        serde_json::to_string(&v.view).unwrap_or_default()
+    )
 }
 
-fn search(s: &mut AppState, q: &str) {
+/// What a search matches in a pending write.
+pub fn write_text(w: &WriteView) -> String {
+    format!(
+        "{} {} {} {}",
+        w.node,
+        w.channel,
+        w.kind.label(),
+        serde_json::to_string(&w.view).unwrap_or_default()
+    )
+}
+
+/// How a thread-wide hit names its row (stable across the checkpoint's views).
+pub fn hit_label(c: &CheckpointView, pane: Pane, row: usize) -> String {
+    match pane {
+        Pane::State => c.values.get(row).map(|v| v.key.clone()),
+        Pane::Writes => c
+            .writes
+            .get(row)
+            .map(|w| format!("{} {} {}", w.node, w.channel, w.idx)),
+        _ => None,
+    }
+    .unwrap_or_default()
+}
+
+/// `(pane, row)` of every match of `q` (lower-cased) in a checkpoint, values first.
+pub fn hits_in(c: &CheckpointView, ql: &str) -> Vec<(Pane, usize)> {
+    let mut hits = Vec::new();
+    for (i, v) in c.values.iter().enumerate() {
+        if value_text(v).to_lowercase().contains(ql) {
+            hits.push((Pane::State, i));
+        }
+    }
+    for (i, w) in c.writes.iter().enumerate() {
+        if write_text(w).to_lowercase().contains(ql) {
+            hits.push((Pane::Writes, i));
+        }
+    }
+    hits
+}
+
+fn find_hits(s: &mut AppState, q: &str) {
+    let ql = q.to_lowercase();
+    let hits = s
+        .current
+        .as_ref()
+        .map(|c| hits_in(c, &ql))
+        .unwrap_or_default();
+    match &mut s.search {
+        Some(st) if st.query == q => {
+            st.hits = hits;
+            st.pos = 0;
+        }
+        _ => {
+            s.search = Some(SearchState {
+                query: q.to_string(),
+                hits,
+                pos: 0,
+                thread_hits: None,
+                tpos: 0,
+                searched: 0,
+            })
+        }
+    }
+}
+
+/// `/query`: match the selected checkpoint at once, then every loaded checkpoint of the thread
+/// (the runtime reads them); `/` Enter with no text: next match.
+fn search(s: &mut AppState, q: &str) -> Vec<Effect> {
     let q = q.trim();
     if q.is_empty() {
-        // `/` Enter: next hit of the last search
-        let Some(st) = &mut s.search else {
+        if s.search.is_none() {
             say(s, Level::Info, "search: type some text");
-            return;
-        };
-        if st.hits.is_empty() {
-            return;
+            return vec![];
         }
-        st.pos = (st.pos + 1) % st.hits.len();
-    } else {
-        find_hits(s, q);
+        return search_step(s, 1);
     }
-    let st = s.search.clone().unwrap();
-    match st.hits.get(st.pos) {
-        Some((pane, row)) => {
-            s.focus = *pane;
-            s.sel[pane.index()] = *row;
-            say(
-                s,
-                Level::Info,
-                format!(
-                    "/{}: hit {} of {} ({} ; / Enter: next)",
-                    st.query,
-                    st.pos + 1,
-                    st.hits.len(),
-                    pane.title()
-                ),
-            );
-        }
-        None => say(
+    s.search = None;
+    find_hits(s, q);
+    let Some(thread) = s.thread.clone() else {
+        say(s, Level::Warn, format!("/{q}: no thread to search"));
+        return vec![];
+    };
+    vec![Effect::SearchThread {
+        thread,
+        ns: s.ns.clone(),
+        query: q.to_string(),
+        checkpoints: s.history.iter().map(|h| h.id.clone()).collect(),
+    }]
+}
+
+/// `]` / `[`: the next / previous thread-wide match.
+fn search_step(s: &mut AppState, delta: i64) -> Vec<Effect> {
+    let Some(st) = &mut s.search else {
+        say(s, Level::Info, "no search yet: / searches the thread");
+        return vec![];
+    };
+    let n = st.thread_hits.as_ref().map_or(0, Vec::len) as i64;
+    if n == 0 {
+        return goto_thread_hit(s);
+    }
+    st.tpos = ((st.tpos as i64 + delta).rem_euclid(n)) as usize;
+    goto_thread_hit(s)
+}
+
+/// Show the current thread-wide match: select its checkpoint in History (loading it when it is
+/// not the one shown) and its row in State / Pending writes.
+fn goto_thread_hit(s: &mut AppState) -> Vec<Effect> {
+    let Some(st) = s.search.clone() else {
+        return vec![];
+    };
+    let hits = st.thread_hits.clone().unwrap_or_default();
+    let Some(hit) = hits.get(st.tpos).cloned() else {
+        say(
             s,
             Level::Warn,
             format!(
-                "/{}: no match in the values or pending writes of this checkpoint",
-                st.query
+                "/{}: no match in the values or pending writes of the {} loaded checkpoint{}{}",
+                st.query,
+                st.searched,
+                if st.searched == 1 { "" } else { "s" },
+                if s.history_more {
+                    " (older ones: G loads them all)"
+                } else {
+                    ""
+                }
             ),
+        );
+        return vec![];
+    };
+    let Some(row) = s.history.iter().position(|h| h.id == hit.checkpoint) else {
+        return vec![];
+    };
+    let checkpoints = {
+        let mut c: Vec<&str> = hits.iter().map(|h| h.checkpoint.as_str()).collect();
+        c.dedup();
+        c.len()
+    };
+    say(
+        s,
+        Level::Info,
+        format!(
+            "/{}: match {} of {} ({} of {} checkpoints) · step {} {} · {} {} · ] next [ previous",
+            st.query,
+            st.tpos + 1,
+            hits.len(),
+            checkpoints,
+            st.searched,
+            hit.step,
+            short_id(&hit.checkpoint),
+            hit.pane.title(),
+            hit.label
         ),
+    );
+    let old = s.selected(Pane::History);
+    s.sel[Pane::History.index()] = row;
+    let shown = s
+        .current
+        .as_ref()
+        .is_some_and(|c| c.snapshot.checkpoint_id == hit.checkpoint);
+    if shown && row == old {
+        select_local_hit(s);
+        return vec![];
     }
+    let Some(thread) = s.thread.clone() else {
+        return vec![];
+    };
+    vec![Effect::LoadCheckpoint {
+        thread,
+        ns: s.ns.clone(),
+        id: hit.checkpoint,
+        latest: row == 0,
+    }]
+}
+
+/// When the shown checkpoint holds the current thread-wide match, focus and select its row.
+fn select_local_hit(s: &mut AppState) {
+    let Some(st) = &s.search else { return };
+    let Some(hit) = st.thread_hits.as_ref().and_then(|h| h.get(st.tpos)) else {
+        return;
+    };
+    let Some(c) = &s.current else { return };
+    if c.snapshot.checkpoint_id != hit.checkpoint {
+        return;
+    }
+    let Some(j) = st
+        .hits
+        .iter()
+        .position(|(p, r)| *p == hit.pane && hit_label(c, *p, *r) == hit.label)
+    else {
+        return;
+    };
+    let (pane, row) = st.hits[j];
+    if let Some(st) = &mut s.search {
+        st.pos = j;
+    }
+    s.focus = pane;
+    s.sel[pane.index()] = row;
+}
+
+// ---- subgraph namespaces --------------------------------------------------------------------
+
+/// `s`: show the checkpoints of a subgraph task's namespace.
+fn enter_subgraph(s: &mut AppState) -> Vec<Effect> {
+    let Some(thread) = s.thread.clone() else {
+        return vec![];
+    };
+    let Some(t) = s.subgraph_task().cloned() else {
+        say(
+            s,
+            Level::Info,
+            "no subgraph task at this checkpoint (a task whose node is a subgraph has its own namespace)",
+        );
+        return vec![];
+    };
+    let ns = t.ns.unwrap_or_default();
+    say(
+        s,
+        Level::Info,
+        format!(
+            "subgraph {} · namespace {ns} — Backspace: back to the parent",
+            t.name
+        ),
+    );
+    vec![Effect::OpenThread {
+        thread,
+        ns,
+        select: None,
+    }]
+}
+
+/// Backspace: back to the parent namespace, at the checkpoint selected there.
+fn leave_subgraph(s: &mut AppState) -> Vec<Effect> {
+    let Some(thread) = s.thread.clone() else {
+        return vec![];
+    };
+    let Some((ns, sel)) = s.ns_stack.last().cloned() else {
+        if !s.ns.is_empty() {
+            // opened directly in a namespace: its parent is the namespace minus the last level
+            let parent = s.ns.rsplit_once('|').map_or("", |(p, _)| p).to_string();
+            return vec![Effect::OpenThread {
+                thread,
+                ns: parent,
+                select: None,
+            }];
+        }
+        say(s, Level::Info, "already at the root graph");
+        return vec![];
+    };
+    say(
+        s,
+        Level::Info,
+        if ns.is_empty() {
+            "back at the root graph".to_string()
+        } else {
+            format!("back at namespace {ns}")
+        },
+    );
+    vec![Effect::OpenThread {
+        thread,
+        ns,
+        select: (!sel.is_empty()).then_some(sel),
+    }]
 }
 
 // ---- the command line -----------------------------------------------------------------------
@@ -1951,6 +2254,7 @@ fn command(s: &mut AppState, text: &str) -> Vec<Effect> {
             }
             vec![Effect::OpenThread {
                 thread: arg.to_string(),
+                ns: String::new(),
                 select: None,
             }]
         }
@@ -2081,6 +2385,7 @@ fn reload_selected(s: &AppState) -> Vec<Effect> {
     match (&s.thread, s.history.get(row)) {
         (Some(t), Some(h)) => vec![Effect::LoadCheckpoint {
             thread: t.clone(),
+            ns: s.ns.clone(),
             id: h.id.clone(),
             latest: row == 0,
         }],

@@ -65,7 +65,10 @@ fn preflight(
     must_exist: bool,
     checkpoint: Option<&str>,
 ) -> Result<Preflight, CliError> {
-    if !db.exists() {
+    // a 0-byte file is an empty SQLite database (e.g. left by a process killed right after
+    // creating it): like a missing one, it holds no thread yet
+    let empty = std::fs::metadata(db).map(|m| m.len() == 0).unwrap_or(false);
+    if !db.exists() || empty {
         if must_exist {
             return Err(CliError(format!("{}: no such file", db.display())));
         }
@@ -73,7 +76,17 @@ fn preflight(
             pending: Vec::new(),
         });
     }
-    let store = Store::open(db, Mode::ReadOnly)?;
+    let store = match Store::open(db, Mode::ReadOnly) {
+        Ok(s) => s,
+        // a SQLite file with no tables at all (created, then the process was killed before the
+        // schema): nothing to lose, the engine creates the schema
+        Err(crate::store::StoreError::NotCheckpointDb { .. }) if !must_exist && no_tables(db) => {
+            return Ok(Preflight {
+                pending: Vec::new(),
+            })
+        }
+        Err(e) => return Err(e.into()),
+    };
     let row = store.checkpoint(thread, "", checkpoint)?;
     if let Some(id) = checkpoint {
         if row.is_none() {
@@ -103,6 +116,17 @@ fn preflight(
     Ok(Preflight {
         pending: pending_interrupts(&writes),
     })
+}
+
+fn no_tables(db: &Path) -> bool {
+    rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|c| {
+            c.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| {
+                r.get::<_, i64>(0)
+            })
+        })
+        .map(|n| n == 0)
+        .unwrap_or(false)
 }
 
 fn engine<'g>(lg: &'g LoadedGraph, db: &Path, sel: &EngineSel) -> Result<Engine<'g>, CliError> {

@@ -511,8 +511,10 @@ fn table_columns(conn: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
 /// SqliteSaver.setup(): WAL plus the two tables (spec §1.1).
 fn create_schema(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
+    // both tables in one transaction: a process killed here leaves all or nothing
     conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS checkpoints (
+        "BEGIN;
+        CREATE TABLE IF NOT EXISTS checkpoints (
             thread_id TEXT NOT NULL,
             checkpoint_ns TEXT NOT NULL DEFAULT '',
             checkpoint_id TEXT NOT NULL,
@@ -533,7 +535,8 @@ fn create_schema(conn: &Connection) -> rusqlite::Result<()> {
             type TEXT,
             value BLOB,
             PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
-        );",
+        );
+        COMMIT;",
     )?;
     match conn.execute(
         "ALTER TABLE writes ADD COLUMN task_path TEXT NOT NULL DEFAULT ''",

@@ -12,7 +12,7 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         Some(t) => format!(
             "History · thread {t} · {}{}",
             s.history.len(),
-            if s.history_truncated { " newest" } else { "" }
+            if s.history_more { "+ loaded" } else { "" }
         ),
         None => "History".to_string(),
     };
@@ -65,7 +65,7 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         s.history.len(),
         s.selected(Pane::History),
         focused,
-        |_| false,
+        |i| s.is_hit(Pane::History, i),
         row,
         vec![],
     );

@@ -17,6 +17,9 @@ pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
     };
     let mut parts = vec![format!("db {}", s.db_label)];
     parts.push(format!("thread {}", s.thread.as_deref().unwrap_or("-")));
+    if !s.ns.is_empty() {
+        parts.push(format!("ns {}", short_ns(&s.ns)));
+    }
     if let Some(c) = &s.current {
         parts.push(format!(
             "checkpoint {}{}",
@@ -81,4 +84,15 @@ pub fn footer(s: &AppState, buf: &mut Buffer, area: Rect) {
         spans.push(Span::styled(format!(" {label} "), theme::dim()));
     }
     Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
+/// A checkpoint namespace with its task ids cut to 8 characters (`interview:1ef0a2b3`).
+pub fn short_ns(ns: &str) -> String {
+    ns.split('|')
+        .map(|seg| match seg.split_once(':') {
+            Some((n, id)) => format!("{n}:{}", &id[..id.len().min(8)]),
+            None => seg.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("|")
 }

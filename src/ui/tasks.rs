@@ -130,12 +130,16 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         .clamp(4, 14);
     let row = |i: usize| -> Line {
         let t = &tasks[i];
-        Line::from(vec![
+        let mut spans = vec![
             Span::styled(fit(&t.id[..t.id.len().min(8)], 8), theme::dim()),
             Span::raw(format!(" {} ", fit(&t.name, nw))),
             Span::styled(fit(t.status.label(), 11), theme::status(t.status)),
-            Span::raw(format!(" {}", t.detail)),
-        ])
+        ];
+        if t.ns.is_some() {
+            spans.push(Span::styled(" ⤷subgraph (s)", theme::bold()));
+        }
+        spans.push(Span::raw(format!(" {}", t.detail)));
+        Line::from(spans)
     };
     let mut footer = run_lines(s);
     if !footer.is_empty() {

@@ -17,6 +17,29 @@ pub struct TaskWrites<'a> {
     pub writes: &'a [(String, Value)],
 }
 
+impl<'a> TaskWrites<'a> {
+    /// Input or NULL_TASK_ID writes: `PregelTaskWrites((), "__input__", writes, [])`.
+    pub fn input(writes: &'a [(String, Value)]) -> Self {
+        TaskWrites {
+            name: "__input__",
+            path: &[],
+            triggers: &[],
+            writes,
+        }
+    }
+}
+
+impl<'a> From<&'a super::tasks::Task> for TaskWrites<'a> {
+    fn from(t: &'a super::tasks::Task) -> Self {
+        TaskWrites {
+            name: &t.name,
+            path: &t.path,
+            triggers: &t.triggers,
+            writes: &t.writes,
+        }
+    }
+}
+
 const SKIPPED: [&str; 7] = [
     "__no_writes__",
     "__pregel_push",

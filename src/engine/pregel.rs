@@ -422,12 +422,7 @@ impl<'g> Engine<'g> {
             let updated = apply_writes(
                 &mut run.state,
                 self.graph,
-                &mut [TaskWrites {
-                    name: "__input__",
-                    path: &[],
-                    triggers: &[],
-                    writes: &null_writes,
-                }],
+                &mut [TaskWrites::input(&null_writes)],
                 frac,
                 Some(&Reducer(self.code)),
             )?;
@@ -477,12 +472,7 @@ impl<'g> Engine<'g> {
                     writes: &[],
                 })
                 .collect();
-            tw.push(TaskWrites {
-                name: "__input__",
-                path: &[],
-                triggers: &[],
-                writes: &input_writes,
-            });
+            tw.push(TaskWrites::input(&input_writes));
             let frac = self.fraction();
             let updated = apply_writes(
                 &mut run.state,
@@ -501,12 +491,7 @@ impl<'g> Engine<'g> {
             let updated = apply_writes(
                 &mut run.state,
                 self.graph,
-                &mut [TaskWrites {
-                    name: "__input__",
-                    path: &[],
-                    triggers: &[],
-                    writes: &input_writes,
-                }],
+                &mut [TaskWrites::input(&input_writes)],
                 frac,
                 Some(&Reducer(self.code)),
             )?;
@@ -820,15 +805,7 @@ impl<'g> Engine<'g> {
         }
         // after_tick
         let frac = self.fraction();
-        let mut tw: Vec<TaskWrites> = tasks
-            .iter()
-            .map(|t| TaskWrites {
-                name: &t.name,
-                path: &t.path,
-                triggers: &t.triggers,
-                writes: &t.writes,
-            })
-            .collect();
+        let mut tw: Vec<TaskWrites> = tasks.iter().map(TaskWrites::from).collect();
         let updated = apply_writes(
             &mut run.state,
             self.graph,

@@ -160,12 +160,7 @@ impl<'g> Engine<'g> {
                         apply_writes(
                             &mut state,
                             graph,
-                            &mut [TaskWrites {
-                                name: "__input__",
-                                path: &[],
-                                triggers: &[],
-                                writes: &null_writes,
-                            }],
+                            &mut [TaskWrites::input(&null_writes)],
                             f,
                             Some(&reducer),
                         )?;
@@ -176,15 +171,7 @@ impl<'g> Engine<'g> {
                         }
                     }
                     let f = self.next_fraction();
-                    let mut tw: Vec<TaskWrites> = tasks
-                        .iter()
-                        .map(|t| TaskWrites {
-                            name: &t.name,
-                            path: &t.path,
-                            triggers: &t.triggers,
-                            writes: &t.writes,
-                        })
-                        .collect();
+                    let mut tw: Vec<TaskWrites> = tasks.iter().map(TaskWrites::from).collect();
                     apply_writes(&mut state, graph, &mut tw, f, Some(&reducer))?;
                 }
                 let (id, ts) = self.next_id(step);
@@ -205,12 +192,7 @@ impl<'g> Engine<'g> {
                 apply_writes(
                     &mut state,
                     graph,
-                    &mut [TaskWrites {
-                        name: "__input__",
-                        path: &[],
-                        triggers: &[],
-                        writes: &writes,
-                    }],
+                    &mut [TaskWrites::input(&writes)],
                     f,
                     Some(&reducer),
                 )?;

@@ -143,6 +143,8 @@ fn a_graph_without_db_uses_a_per_spec_file_in_the_temp_dir() {
     };
     let o = run("n");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // the demo's recorded threads are all finished: a fresh thread starts, ready to step
+    assert!(stdout(&o).contains("thread t1"), "{}", stdout(&o));
     let files: Vec<String> = std::fs::read_dir(tmp.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -238,6 +238,14 @@ impl<'g> Runtime<'g> {
         Some(lg.graph.topology())
     }
 
+    /// Whether a thread has something left to run or answer.
+    fn in_progress(&self, thread: &str) -> bool {
+        self.open(thread, "")
+            .and_then(|th| th.show(None))
+            .map(|s| !s.next.is_empty())
+            .unwrap_or(false)
+    }
+
     fn open(&self, thread: &str, ns: &str) -> Result<Thread<'_>, InspectError> {
         Thread::open(&self.store, thread, ns, self.topology_for(ns))
     }
@@ -531,6 +539,11 @@ impl<'g> Runtime<'g> {
         let exists = |t: &str| threads.iter().any(|r| r.id == t);
         let pick = match &thread {
             Some(t) => Some(t.clone()),
+            // debugging a graph: resume the most recent thread if it can still move; otherwise
+            // start a fresh one with the spec's input, so n / c step straight away
+            None if self.graph.is_some() => {
+                Self::most_recent(&threads).filter(|t| self.in_progress(t))
+            }
             None => Self::most_recent(&threads),
         };
         match (pick, self.graph) {
@@ -548,7 +561,9 @@ impl<'g> Runtime<'g> {
                 out
             }
             (pick, Some(lg)) => {
-                let t = pick.unwrap_or_else(|| "t1".to_string());
+                let t = pick.unwrap_or_else(|| {
+                    (1..).map(|i| format!("t{i}")).find(|n| !exists(n)).unwrap()
+                });
                 match lg.spec.input.clone() {
                     Some(input) => self.run(Effect::NewThread { thread: t, input }),
                     None => vec![

@@ -224,6 +224,16 @@ impl<'g> Engine<'g> {
         self.sh.ids.borrow_mut().fraction()
     }
 
+    /// Apply `tasks`' writes to `state` with this graph's reducers and a fresh version fraction.
+    fn apply(
+        &mut self,
+        state: &mut State,
+        tasks: &mut [TaskWrites],
+    ) -> Result<Vec<String>, EngineError> {
+        let frac = self.fraction();
+        apply_writes(state, self.graph, tasks, frac, Some(&Reducer(self.code)))
+    }
+
     /// Load `checkpoint_id` (or the latest) of this thread.
     fn load(&self, checkpoint_id: Option<&str>) -> Result<Option<Loaded>, EngineError> {
         let store = &self.sh.store;
@@ -418,14 +428,7 @@ impl<'g> Engine<'g> {
             .map(|(_, c, v)| (c.clone(), v.clone()))
             .collect();
         if !null_writes.is_empty() {
-            let frac = self.fraction();
-            let updated = apply_writes(
-                &mut run.state,
-                self.graph,
-                &mut [TaskWrites::input(&null_writes)],
-                frac,
-                Some(&Reducer(self.code)),
-            )?;
+            let updated = self.apply(&mut run.state, &mut [TaskWrites::input(&null_writes)])?;
             if let Some(u) = &mut run.updated_channels {
                 for c in updated {
                     if !u.contains(&c) {
@@ -473,28 +476,14 @@ impl<'g> Engine<'g> {
                 })
                 .collect();
             tw.push(TaskWrites::input(&input_writes));
-            let frac = self.fraction();
-            let updated = apply_writes(
-                &mut run.state,
-                self.graph,
-                &mut tw,
-                frac,
-                Some(&Reducer(self.code)),
-            )?;
+            let updated = self.apply(&mut run.state, &mut tw)?;
             run.updated_channels = Some(updated.clone());
             self.put_checkpoint(&mut run, "input", Some(updated));
         } else if is_command && run.state.channel_versions.is_empty() {
             // Command on a brand-new thread: the Command object itself becomes the input (§7.5)
             let cmd = command_value(&input);
             let input_writes = vec![("__start__".to_string(), cmd)];
-            let frac = self.fraction();
-            let updated = apply_writes(
-                &mut run.state,
-                self.graph,
-                &mut [TaskWrites::input(&input_writes)],
-                frac,
-                Some(&Reducer(self.code)),
-            )?;
+            let updated = self.apply(&mut run.state, &mut [TaskWrites::input(&input_writes)])?;
             run.updated_channels = Some(updated.clone());
             self.put_checkpoint(&mut run, "input", Some(updated));
         } else {
@@ -804,15 +793,8 @@ impl<'g> Engine<'g> {
             return Ok(report);
         }
         // after_tick
-        let frac = self.fraction();
         let mut tw: Vec<TaskWrites> = tasks.iter().map(TaskWrites::from).collect();
-        let updated = apply_writes(
-            &mut run.state,
-            self.graph,
-            &mut tw,
-            frac,
-            Some(&Reducer(self.code)),
-        )?;
+        let updated = self.apply(&mut run.state, &mut tw)?;
         run.pending.clear();
         run.is_replaying = false;
         run.first_tick_resuming = false;

@@ -359,16 +359,13 @@ pub fn from_star(v: Value) -> Result<RValue, String> {
         }
         _ => {}
     }
-    if let Some(l) = ListRef::from_value(v) {
-        return l
+    let items = ListRef::from_value(v)
+        .map(|l| l.content())
+        .or_else(|| TupleRef::from_value(v).map(|t| t.content()));
+    if let Some(items) = items {
+        return items
             .iter()
-            .map(from_star)
-            .collect::<Result<Vec<_>, _>>()
-            .map(RValue::Array);
-    }
-    if let Some(t) = TupleRef::from_value(v) {
-        return t
-            .iter()
+            .copied()
             .map(from_star)
             .collect::<Result<Vec<_>, _>>()
             .map(RValue::Array);

@@ -5,7 +5,7 @@ use super::checkpoint::State;
 use super::graph::Graph;
 use super::versions::{max_version, next_version};
 use super::EngineError;
-use crate::ids::{task_path_str, PathPart};
+use crate::ids::{task_path_str, PathPart, NULL_TASK_ID};
 use crate::store::Version;
 use rmpv::Value;
 
@@ -27,6 +27,17 @@ impl<'a> TaskWrites<'a> {
             writes,
         }
     }
+}
+
+/// The `(channel, value)` writes stored under NULL_TASK_ID among pending `(task_id, channel, value)` rows.
+pub fn null_task_writes<'p>(
+    pending: impl IntoIterator<Item = &'p (String, String, Value)>,
+) -> Vec<(String, Value)> {
+    pending
+        .into_iter()
+        .filter(|(t, _, _)| t == NULL_TASK_ID)
+        .map(|(_, c, v)| (c.clone(), v.clone()))
+        .collect()
 }
 
 impl<'a> From<&'a super::tasks::Task> for TaskWrites<'a> {

@@ -1,7 +1,7 @@
 //! `SyncPregelLoop` with durability "sync", as a stepper: `start` (= `__enter__` + `_first`),
 //! `step` (= `tick` + running the tasks + `after_tick`), `run_until_pause`.
 
-use super::apply::{apply_writes, TaskWrites};
+use super::apply::{apply_writes, null_task_writes, TaskWrites};
 use super::breakpoints::should_interrupt;
 use super::channels::ReduceWith;
 pub use super::checkpoint::State;
@@ -220,17 +220,13 @@ impl<'g> Engine<'g> {
         self.sh.saver.borrow().commits
     }
 
-    fn fraction(&mut self) -> f64 {
-        self.sh.ids.borrow_mut().fraction()
-    }
-
     /// Apply `tasks`' writes to `state` with this graph's reducers and a fresh version fraction.
-    fn apply(
+    pub(crate) fn apply(
         &mut self,
         state: &mut State,
         tasks: &mut [TaskWrites],
     ) -> Result<Vec<String>, EngineError> {
-        let frac = self.fraction();
+        let frac = self.next_fraction();
         apply_writes(state, self.graph, tasks, frac, Some(&Reducer(self.code)))
     }
 
@@ -420,13 +416,7 @@ impl<'g> Engine<'g> {
             }
         }
         // apply NULL writes (stored + carried)
-        let null_writes: Vec<(String, Value)> = run
-            .pending
-            .iter()
-            .chain(carried.iter())
-            .filter(|(t, _, _)| t == NULL_TASK_ID)
-            .map(|(_, c, v)| (c.clone(), v.clone()))
-            .collect();
+        let null_writes = null_task_writes(run.pending.iter().chain(carried.iter()));
         if !null_writes.is_empty() {
             let updated = self.apply(&mut run.state, &mut [TaskWrites::input(&null_writes)])?;
             if let Some(u) = &mut run.updated_channels {

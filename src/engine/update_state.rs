@@ -1,13 +1,13 @@
 //! `update_state` (spec §10.3; `Pregel.bulk_update_state` with one update): the node's writers run
 //! on the given values as if the node had returned them.
 
-use super::apply::{apply_writes, TaskWrites};
+use super::apply::{null_task_writes, TaskWrites};
 use super::checkpoint::State;
 use super::pregel::Engine;
 use super::runner::writer_writes;
 use super::tasks::prepare_next_tasks;
 use super::EngineError;
-use crate::ids::{update_task_id, PathPart, NULL_TASK_ID};
+use crate::ids::{update_task_id, PathPart};
 use crate::spec::model::{END, START};
 use crate::store::Version;
 use rmpv::Value;
@@ -133,7 +133,6 @@ impl<'g> Engine<'g> {
             None => false,
         };
         let code = self.code();
-        let reducer = CodeReducer(code);
         let md = |source: &str, step: i64| {
             let mut m = Map::new();
             m.insert("source".into(), json!(source));
@@ -150,29 +149,17 @@ impl<'g> Engine<'g> {
                 }
                 if saved.is_some() {
                     let mut tasks = prepare_next_tasks(&state, graph, &ns, step + 1, None);
-                    let null_writes: Vec<(String, Value)> = pending
-                        .iter()
-                        .filter(|(t, _, _)| t == NULL_TASK_ID)
-                        .map(|(_, c, v)| (c.clone(), v.clone()))
-                        .collect();
+                    let null_writes = null_task_writes(&pending);
                     if !null_writes.is_empty() {
-                        let f = self.next_fraction();
-                        apply_writes(
-                            &mut state,
-                            graph,
-                            &mut [TaskWrites::input(&null_writes)],
-                            f,
-                            Some(&reducer),
-                        )?;
+                        self.apply(&mut state, &mut [TaskWrites::input(&null_writes)])?;
                     }
                     for (tid, st) in super::interrupts::read_task_statuses(&pending) {
                         if let Some(t) = tasks.iter_mut().find(|t| t.id == tid) {
                             t.writes.extend(st.output);
                         }
                     }
-                    let f = self.next_fraction();
                     let mut tw: Vec<TaskWrites> = tasks.iter().map(TaskWrites::from).collect();
-                    apply_writes(&mut state, graph, &mut tw, f, Some(&reducer))?;
+                    self.apply(&mut state, &mut tw)?;
                 }
                 let (id, ts) = self.next_id(step);
                 state.id = id.clone();
@@ -188,14 +175,7 @@ impl<'g> Engine<'g> {
                     ));
                 };
                 let writes = vec![("__start__".to_string(), v)];
-                let f = self.next_fraction();
-                apply_writes(
-                    &mut state,
-                    graph,
-                    &mut [TaskWrites::input(&writes)],
-                    f,
-                    Some(&reducer),
-                )?;
+                self.apply(&mut state, &mut [TaskWrites::input(&writes)])?;
                 let next_step = if saved.is_some() { step + 1 } else { -1 };
                 let updated = vec!["__start__".to_string()];
                 let (id, ts) = self.next_id(next_step);
@@ -263,18 +243,14 @@ impl<'g> Engine<'g> {
                     }
                 }
                 let trig = vec!["__interrupt__".to_string()];
-                let f = self.next_fraction();
-                apply_writes(
+                self.apply(
                     &mut state,
-                    graph,
                     &mut [TaskWrites {
                         name: &node,
                         path: &path,
                         triggers: &trig,
                         writes: &writes,
                     }],
-                    f,
-                    Some(&reducer),
                 )?;
                 let (id, ts) = self.next_id(step + 1);
                 state.id = id.clone();
@@ -284,12 +260,5 @@ impl<'g> Engine<'g> {
                 Ok(id)
             }
         }
-    }
-}
-
-struct CodeReducer<'a>(&'a dyn super::NodeCode);
-impl super::channels::ReduceWith for CodeReducer<'_> {
-    fn reduce(&self, f: &str, a: &Value, b: &Value) -> Result<Value, String> {
-        self.0.reduce(f, a, b)
     }
 }

@@ -297,16 +297,15 @@ impl Store {
     }
 
     fn finish_row(&self, r: RawRow) -> Result<CheckpointRow, StoreError> {
-        let metadata =
-            parse_metadata(r.metadata.as_deref()).map_err(|detail| StoreError::Corrupt {
-                path: self.path.display().to_string(),
-                what: "metadata",
-                location: format!(
-                    "checkpoints(thread_id={:?}, checkpoint_ns={:?}, checkpoint_id={})",
-                    r.thread_id, r.checkpoint_ns, r.checkpoint_id
-                ),
+        let metadata = parse_metadata(r.metadata.as_deref()).map_err(|detail| {
+            self.corrupt_checkpoint(
+                "metadata",
+                &r.thread_id,
+                &r.checkpoint_ns,
+                &r.checkpoint_id,
                 detail,
-            })?;
+            )
+        })?;
         Ok(CheckpointRow {
             thread_id: r.thread_id,
             checkpoint_ns: r.checkpoint_ns,
@@ -321,15 +320,34 @@ impl Store {
     /// Decode a row's checkpoint blob, reporting where a corrupt one lives.
     pub fn decode(&self, row: &CheckpointRow) -> Result<super::Checkpoint, StoreError> {
         super::Checkpoint::decode(row.type_.as_deref().unwrap_or("msgpack"), &row.checkpoint)
-            .map_err(|detail| StoreError::Corrupt {
-                path: self.path.display().to_string(),
-                what: "checkpoint blob",
-                location: format!(
-                    "checkpoints(thread_id={:?}, checkpoint_ns={:?}, checkpoint_id={})",
-                    row.thread_id, row.checkpoint_ns, row.checkpoint_id
-                ),
-                detail,
+            .map_err(|detail| {
+                self.corrupt_checkpoint(
+                    "checkpoint blob",
+                    &row.thread_id,
+                    &row.checkpoint_ns,
+                    &row.checkpoint_id,
+                    detail,
+                )
             })
+    }
+
+    /// A corrupt field of one `checkpoints` row, located by its primary key.
+    fn corrupt_checkpoint(
+        &self,
+        what: &'static str,
+        thread_id: &str,
+        ns: &str,
+        checkpoint_id: &str,
+        detail: String,
+    ) -> StoreError {
+        StoreError::Corrupt {
+            path: self.path.display().to_string(),
+            what,
+            location: format!(
+                "checkpoints(thread_id={thread_id:?}, checkpoint_ns={ns:?}, checkpoint_id={checkpoint_id})"
+            ),
+            detail,
+        }
     }
 }
 

@@ -24,17 +24,20 @@ import argparse
 import json
 import logging
 import os
-import sqlite3
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
 from langgraph.graph import END  # noqa: E402
 from langgraph.types import Command  # noqa: E402
 
 from twin import build_graph  # noqa: E402
+
+# one definition of "a fresh SqliteSaver file" and "fold it into one file", shared with the oracle
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "oracle"))
+from common import finalize_db  # noqa: E402,F401  (re-exported to handoff.py)
+from common import fresh_db_at as fresh_db  # noqa: E402
 
 logging.getLogger("langgraph.checkpoint.serde.jsonplus").setLevel(logging.ERROR)
 
@@ -52,29 +55,6 @@ OP_KEYS = {
 
 class ScenarioError(Exception):
     """The scenario itself is wrong (not an outcome of the op)."""
-
-
-def fresh_db(path: str):
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        if os.path.exists(path + suffix):
-            os.remove(path + suffix)
-    conn = sqlite3.connect(path, check_same_thread=False)
-    saver = SqliteSaver(conn)
-    saver.setup()
-    return conn, saver
-
-
-def finalize_db(path: str, conn: sqlite3.Connection) -> None:
-    """Fold the WAL into the main file and leave a single self-contained rollback-journal DB."""
-    conn.commit()
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    mode = conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
-    if mode.lower() != "delete":
-        raise RuntimeError(f"{path}: could not switch journal_mode to DELETE (got {mode})")
-    conn.close()
-    for suffix in ("-wal", "-shm"):
-        if os.path.exists(path + suffix):
-            os.remove(path + suffix)
 
 
 def checkpoint_id(conn, thread: str, n: int) -> str:

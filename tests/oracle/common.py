@@ -47,13 +47,18 @@ def fresh_db(out_dir: str, name: str):
     """(path, conn, SqliteSaver) for a brand-new `<out_dir>/<name>.sqlite` (old file, -wal, -shm removed)."""
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"{name}.sqlite")
+    return (path, *fresh_db_at(path))
+
+
+def fresh_db_at(path: str):
+    """(conn, SqliteSaver) for a brand-new SqliteSaver file at `path` (old file, -wal, -shm removed)."""
     for suffix in ("", "-wal", "-shm", "-journal"):
         if os.path.exists(path + suffix):
             os.remove(path + suffix)
     conn = sqlite3.connect(path, check_same_thread=False)
     saver = SqliteSaver(conn)
     saver.setup()
-    return path, conn, saver
+    return conn, saver
 
 
 def finalize_db(path: str, conn: sqlite3.Connection) -> None:

@@ -150,27 +150,52 @@ impl Drop for TerminalGuard {
     }
 }
 
+/// How often the loop wakes without a key: to notice a signal and another process's writes.
+const TICK: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// SIGTERM, SIGINT (a `kill -INT`; Ctrl-C in the raw-mode terminal arrives as a key) and SIGHUP
+/// end the session through the normal exit path, so the terminal is restored; the process then
+/// exits with 128 + the signal number, as if the signal had killed it.
 fn interactive(app: &mut App, keys: &[KeyEvent]) -> std::io::Result<()> {
-    let mut terminal = ratatui::try_init()?;
-    let _guard = TerminalGuard;
-    for k in keys {
-        if app.state.quit {
-            return Ok(());
-        }
-        app.key(*k);
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let signal = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    for sig in [SIGTERM, SIGINT, SIGHUP] {
+        signal_hook::flag::register_usize(sig, signal.clone(), sig as usize)?;
     }
-    let panic_for_test = std::env::var_os("SUPERSTEP_TEST_PANIC").is_some();
-    loop {
-        terminal.draw(|f| crate::ui::render(&app.state, f))?;
-        if app.state.quit {
-            return Ok(());
+    let got = || signal.load(std::sync::atomic::Ordering::Relaxed) as i32;
+    {
+        let mut terminal = ratatui::try_init()?;
+        let _guard = TerminalGuard;
+        let panic_for_test = std::env::var_os("SUPERSTEP_TEST_PANIC").is_some();
+        for k in keys {
+            if app.state.quit {
+                return Ok(());
+            }
+            app.key(*k);
         }
-        if panic_for_test {
-            panic!("SUPERSTEP_TEST_PANIC: panicking on purpose after the first frame");
+        let mut dirty = true;
+        while got() == 0 {
+            if dirty {
+                terminal.draw(|f| crate::ui::render(&app.state, f))?;
+            }
+            if app.state.quit {
+                return Ok(());
+            }
+            if panic_for_test {
+                panic!("SUPERSTEP_TEST_PANIC: panicking on purpose after the first frame");
+            }
+            dirty = if crossterm::event::poll(TICK)? {
+                app.event(crossterm::event::read()?);
+                true
+            } else {
+                app.tick()
+            };
         }
-        let ev = crossterm::event::read()?;
-        app.event(ev);
     }
+    // the guard has restored the terminal
+    let sig = got();
+    eprintln!("superstep: stopped by signal {sig}");
+    std::process::exit(128 + sig);
 }
 
 /// Whether a path looks like a graph spec.

@@ -78,10 +78,18 @@ fn the_tui_needs_a_terminal_or_print() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("needs a terminal"), "{}", stderr(&o));
     assert!(stdout(&o).is_empty());
+    let o = superstep(&["no-such-thing", "--print"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("expected a graph spec (.json), a checkpoint DB file or a subcommand"),
+        "{}",
+        stderr(&o)
+    );
+    // an existing non-spec file is taken as the DB to inspect, and refused as one
     let o = superstep(&["README.md", "--print"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("expected a graph spec (.json) or a subcommand"),
+        stderr(&o).contains("README.md") && stderr(&o).contains("not"),
         "{}",
         stderr(&o)
     );

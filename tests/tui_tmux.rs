@@ -169,3 +169,90 @@ fn a_panic_restores_the_terminal() {
     // the panic message is on the normal screen, not lost in the alternate one
     assert!(!pane.contains("Pending writes"), "{pane}");
 }
+
+/// `stty` says canonical mode and echo are on (the shell's terminal is usable again).
+fn assert_terminal_restored(t: &Tmux, marker: &str) -> String {
+    t.type_text(&format!(
+        "stty -a | tr ' ;' '\\n\\n' | grep -E -x -- '-?(icanon|echo)' | tr '\\n' ' '; echo {marker}-$((40+2))"
+    ));
+    t.send(&["Enter"]);
+    let pane = t.wait_for(&format!("{marker}-42"));
+    let line = pane
+        .lines()
+        .find(|l| l.contains(&format!("{marker}-42")))
+        .unwrap_or("");
+    assert!(
+        line.contains("icanon echo") && !line.contains("-icanon"),
+        "{pane}"
+    );
+    pane
+}
+
+#[test]
+fn sigterm_and_sigint_restore_the_terminal() {
+    assert!(
+        tmux_available(),
+        "tmux is required for the real-terminal test (apt-get install tmux)"
+    );
+    for (sig, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join(format!("sig{sig}.sqlite"));
+        let t = start(dir.path());
+        t.type_text(&format!(
+            "{} {}/graphs/approval.json --db {}; echo EXIT-$?-END",
+            env!("CARGO_BIN_EXE_superstep"),
+            env!("CARGO_MANIFEST_DIR"),
+            db.display()
+        ));
+        t.send(&["Enter"]);
+        t.wait_for("ready: next __start__");
+        let killed = Command::new("pkill")
+            .args([&format!("-{sig}"), "-f", &db.display().to_string()])
+            .status()
+            .expect("pkill");
+        assert!(killed.success(), "pkill found the TUI");
+        let pane = t.wait_for("-END");
+        assert!(pane.contains(&format!("EXIT-{code}-END")), "{pane}");
+        assert!(pane.contains("stopped by signal"), "{pane}");
+        // the alternate screen is gone: the panes are not on the normal screen
+        assert!(!pane.contains("Pending writes"), "{pane}");
+        assert_terminal_restored(&t, &format!("STTY{sig}"));
+    }
+}
+
+#[test]
+fn live_refresh_shows_another_process_writes() {
+    assert!(
+        tmux_available(),
+        "tmux is required for the real-terminal test (apt-get install tmux)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("live.sqlite");
+    let bin = env!("CARGO_BIN_EXE_superstep");
+    let graph = concat!(env!("CARGO_MANIFEST_DIR"), "/graphs/countdown.json");
+    let run = |args: &[&str]| {
+        let o = Command::new(bin)
+            .args(args)
+            .args(["--db", &db.display().to_string(), "--thread", "w"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&["run", graph, "--steps", "1"]);
+    let t = start(dir.path());
+    // read-only inspect mode on the DB another process is writing
+    t.type_text(&format!("{bin} {} --thread w", db.display()));
+    t.send(&["Enter"]);
+    let pane = t.wait_for("INSPECT");
+    assert!(!pane.contains("live ↻"), "{pane}");
+    run(&["run", graph, "--steps", "2"]);
+    // following the newest checkpoint: the status line comes to show the writer's latest step
+    let store = superstep::store::Store::open(&db, superstep::store::Mode::ReadOnly).unwrap();
+    let newest = store.history("w", "", None, 1).unwrap().remove(0);
+    let step = newest.metadata["step"].as_i64().unwrap();
+    let pane = t.wait_for(&format!("step {step} "));
+    assert!(pane.contains("live ↻"), "{pane}");
+    assert!(pane.contains(&newest.checkpoint_id[24..]), "{pane}");
+    t.send(&["q"]);
+    assert_terminal_restored(&t, "LIVE");
+}

@@ -28,6 +28,8 @@ pub enum InputKey {
 pub enum Action {
     // ---- from keys --------------------------------------------------------------------------
     Quit,
+    /// Another process wrote to the DB (live refresh, checked between key presses).
+    ExternalChange,
     /// `?`: the help overlay generated from the keymap.
     Help,
     /// Esc: close a modal, else clear the count prefix, search highlights and message.

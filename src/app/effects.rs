@@ -14,7 +14,7 @@ use crate::engine::{Engine, EngineError, Input, StepReport};
 use crate::inspect::{InspectError, Thread};
 use crate::snapshot::topology::Topology;
 use crate::spec::LoadedGraph;
-use crate::store::{Mode, Store};
+use crate::store::{Mode, Stamp, Store};
 use crate::value::from_view;
 use serde_json::Value as Json;
 use std::cell::RefCell;
@@ -59,6 +59,8 @@ pub struct Runtime<'g> {
     engine: Option<Engine<'g>>,
     ids: SharedIds,
     pub seed: u64,
+    /// The DB as of the last look: changes since then came from another process.
+    stamp: Option<Stamp>,
 }
 
 fn engine_error(e: &EngineError) -> Action {
@@ -123,6 +125,7 @@ impl<'g> Runtime<'g> {
             engine: None,
             ids: SharedIds::new(Box::new(SystemIds::default())),
             seed: 0,
+            stamp: None,
         })
     }
 
@@ -145,6 +148,7 @@ impl<'g> Runtime<'g> {
             engine: None,
             ids: SharedIds::new(ids),
             seed: 0,
+            stamp: None,
         })
     }
 
@@ -321,8 +325,35 @@ impl<'g> Runtime<'g> {
         out
     }
 
+    /// Whether another process changed the DB since the last look (its own effects do not
+    /// count: [`Runtime::run`] looks again after each). A read-only store opened `immutable`
+    /// is opened again on any change (then no longer immutable if a writer keeps a `-wal`).
+    pub fn external_change(&mut self) -> bool {
+        let Ok(now) = self.store.stamp() else {
+            return false;
+        };
+        if self.stamp.as_ref() == Some(&now) {
+            return false;
+        }
+        let first = self.stamp.is_none();
+        // an immutable connection trusts its page cache: open the file again to see the change
+        if self.store.is_immutable() {
+            if let Ok(s) = Store::open(&self.db, Mode::ReadOnly) {
+                self.store = s;
+            }
+        }
+        self.stamp = self.store.stamp().ok();
+        !first
+    }
+
     /// Run one effect; its results come back as actions.
     pub fn run(&mut self, effect: Effect) -> Vec<Action> {
+        let out = self.run_effect(effect);
+        self.stamp = self.store.stamp().ok();
+        out
+    }
+
+    fn run_effect(&mut self, effect: Effect) -> Vec<Action> {
         match effect {
             Effect::Startup { thread } => self.startup(thread),
             Effect::LoadThreads => match self.threads() {

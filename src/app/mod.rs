@@ -73,6 +73,16 @@ impl<'g> App<'g> {
         }
     }
 
+    /// Between key presses: if another process wrote to the DB, reload what is shown (live
+    /// refresh). Returns whether it did.
+    pub fn tick(&mut self) -> bool {
+        if self.rt.external_change() {
+            self.dispatch(Action::ExternalChange);
+            return true;
+        }
+        false
+    }
+
     /// Resolve a key through the keymap and apply it. Returns whether it meant anything.
     pub fn key(&mut self, k: KeyEvent) -> bool {
         match keymap::resolve(&self.state, &k) {

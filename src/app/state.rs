@@ -491,6 +491,8 @@ pub struct AppState {
     pub executions: BTreeMap<String, u32>,
     /// Effects per (task id, effect name) in this session.
     pub effect_totals: BTreeMap<(String, String), u32>,
+    /// Live refreshes so far (another process wrote to the DB).
+    pub refreshes: u64,
     pub quit: bool,
 }
 
@@ -528,6 +530,7 @@ impl AppState {
             seen_interrupts: BTreeMap::new(),
             executions: BTreeMap::new(),
             effect_totals: BTreeMap::new(),
+            refreshes: 0,
             quit: false,
         }
     }

@@ -543,6 +543,7 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
             goto_thread_hit(s)
         }
         Action::Resize(..) => vec![],
+        Action::ExternalChange => external_change(s),
         Action::ThreadsLoaded(rows) => {
             s.threads = rows;
             if let Some(Modal::ThreadPicker { sel }) = &mut s.modal {
@@ -2378,6 +2379,29 @@ fn select_checkpoint(s: &mut AppState, id: &str) -> bool {
             false
         }
     }
+}
+
+/// Live refresh: the thread list, and the open thread with the same checkpoint selected — or,
+/// when the newest one was selected, the new newest (following a running app).
+fn external_change(s: &mut AppState) -> Vec<Effect> {
+    s.refreshes += 1;
+    let Some(t) = s.thread.clone() else {
+        return vec![Effect::LoadThreads, Effect::Startup { thread: None }];
+    };
+    let row = s.selected(Pane::History);
+    let select = if row == 0 {
+        None
+    } else {
+        s.history.get(row).map(|h| h.id.clone())
+    };
+    vec![
+        Effect::LoadThreads,
+        Effect::OpenThread {
+            thread: t,
+            ns: s.ns.clone(),
+            select,
+        },
+    ]
 }
 
 fn reload_selected(s: &AppState) -> Vec<Effect> {

@@ -21,7 +21,15 @@ fn load_graph(p: &Path) -> Result<LoadedGraph, CliError> {
     load(p).map_err(|e| CliError(e.to_string()))
 }
 
-fn parse_json(flag: &str, text: &str) -> Result<Value, CliError> {
+/// One `--id ID=JSON` answer.
+pub fn parse_id_answer(item: &str) -> Result<(String, Value), CliError> {
+    let (id, v) = item
+        .split_once('=')
+        .ok_or_else(|| CliError(format!("--id {item:?}: expected ID=JSON")))?;
+    Ok((id.to_string(), parse_json(&format!("--id {id}"), v)?))
+}
+
+pub fn parse_json(flag: &str, text: &str) -> Result<Value, CliError> {
     let j: Json = serde_json::from_str(text).map_err(|e| {
         CliError(format!(
             "{flag}: invalid JSON at line {} column {}: {e}",
@@ -308,10 +316,8 @@ pub fn resume(db: &Path, a: &ResumeArgs, color: bool, out: &mut dyn Write) -> Re
     } else if !a.id.is_empty() {
         let mut map = Vec::new();
         for item in &a.id {
-            let (id, v) = item
-                .split_once('=')
-                .ok_or_else(|| CliError(format!("--id {item:?}: expected ID=JSON")))?;
-            if !pre.pending.iter().any(|p| p == id) {
+            let (id, v) = parse_id_answer(item)?;
+            if !pre.pending.contains(&id) {
                 return Err(CliError(format!(
                     "--id: unknown interrupt id {id} (pending: {})",
                     if pre.pending.is_empty() {
@@ -321,7 +327,7 @@ pub fn resume(db: &Path, a: &ResumeArgs, color: bool, out: &mut dyn Write) -> Re
                     }
                 )));
             }
-            map.push((id.to_string(), parse_json(&format!("--id {id}"), v)?));
+            map.push((id, v));
         }
         Some(Resume::Map(map))
     } else {
@@ -428,8 +434,19 @@ pub fn update(db: &Path, a: &UpdateArgs, color: bool, out: &mut dyn Write) -> Re
 
 pub fn graph(a: &GraphArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let lg = load_graph(&a.graph)?;
+    write_graph(&lg, a.mermaid, out)
+}
+
+/// `superstep graph` as text: Mermaid, or the plain listing.
+pub fn graph_text(lg: &LoadedGraph, mermaid: bool) -> String {
+    let mut out = Vec::new();
+    let _ = write_graph(lg, mermaid, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn write_graph(lg: &LoadedGraph, mermaid: bool, out: &mut dyn Write) -> Result<(), CliError> {
     let s = &lg.spec;
-    if a.mermaid {
+    if mermaid {
         writeln!(
             out,
             "---\nconfig:\n  flowchart:\n    curve: linear\n---\ngraph TD;"

@@ -1,6 +1,7 @@
 //! Command implementations. Every user error ends as one line on stderr and exit code 2.
 
 mod engine;
+pub use engine::graph_text;
 mod human;
 mod inspect;
 
@@ -56,8 +57,14 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<(), CliError> {
 }
 
 /// `superstep [GRAPH] [--db F]`: the TUI on a terminal (or `--print`), else the overview.
-fn main_command(cli: Cli, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
+fn main_command(mut cli: Cli, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
     use std::io::IsTerminal;
+    // `superstep FILE.sqlite`: a positional non-spec file is the DB to inspect
+    if let Some(g) = &cli.graph {
+        if !crate::tui::is_spec(g) && g.is_file() && cli.db.is_none() {
+            cli.db = cli.graph.take();
+        }
+    }
     let tty = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
     let wants_tui = cli.graph.is_some() || cli.keys.is_some() || cli.print;
     if !wants_tui && !tty {
@@ -66,7 +73,7 @@ fn main_command(cli: Cli, color: bool, out: &mut dyn Write) -> Result<(), CliErr
     if let Some(g) = &cli.graph {
         if !crate::tui::is_spec(g) {
             return Err(CliError(format!(
-                "{}: expected a graph spec (.json) or a subcommand (superstep --help)",
+                "{}: expected a graph spec (.json), a checkpoint DB file or a subcommand (superstep --help)",
                 g.display()
             )));
         }
@@ -120,4 +127,14 @@ pub fn demo_db_path() -> Result<PathBuf, CliError> {
         std::fs::rename(&tmp, &path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
     }
     Ok(path)
+}
+
+/// A JSON argument (`--input`, `--value`, ...) as a stored value; the error names the flag.
+pub fn parse_json_arg(flag: &str, text: &str) -> Result<rmpv::Value, String> {
+    engine::parse_json(flag, text).map_err(|e| e.0)
+}
+
+/// One `--id ID=JSON` resume answer.
+pub fn parse_id_answer(item: &str) -> Result<(String, rmpv::Value), String> {
+    engine::parse_id_answer(item).map_err(|e| e.0)
 }

@@ -34,8 +34,33 @@ fn load_nested(path: &Path, depth: usize) -> Result<LoadedGraph, SpecError> {
         path: "$".into(),
         message: format!("cannot read: {e}"),
     })?;
-    let spec = GraphSpec::parse(&shown, &text)?;
+    load_text(path, &text, None, depth)
+}
+
+/// Load a spec from its JSON text (and, for `code` files, the given Starlark source instead of
+/// reading the file): the in-memory entry point the fuzz target drives. Subgraph specs are still
+/// read from files next to `path`.
+pub fn load_from_str(path: &Path, json: &str, star: &str) -> Result<LoadedGraph, SpecError> {
+    load_text(path, json, Some(star), 0)
+}
+
+fn load_text(
+    path: &Path,
+    text: &str,
+    star: Option<&str>,
+    depth: usize,
+) -> Result<LoadedGraph, SpecError> {
+    let shown = path.display().to_string();
+    let spec = GraphSpec::parse(&shown, text)?;
     let (code_file, source) = match (&spec.code_file, &spec.code_inline) {
+        (Some(f), _) if star.is_some() => (
+            path.parent()
+                .unwrap_or(Path::new("."))
+                .join(f)
+                .display()
+                .to_string(),
+            star.unwrap_or_default().to_string(),
+        ),
         (Some(f), _) => {
             let p = path.parent().unwrap_or(Path::new(".")).join(f);
             let src = std::fs::read_to_string(&p).map_err(|e| SpecError {

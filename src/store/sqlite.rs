@@ -54,6 +54,18 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     has_task_path: bool,
+    immutable: bool,
+}
+
+/// What tells that another process changed the file: SQLite's `data_version` (commits by any
+/// other connection, WAL or not), and the file's size and mtime plus whether a `-wal` exists (an
+/// `immutable` connection sees neither).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    data_version: i64,
+    len: u64,
+    mtime: Option<std::time::SystemTime>,
+    pub wal: bool,
 }
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -87,9 +99,31 @@ impl Store {
             .iter()
             .any(|(t, c)| t == "writes" && c == "task_path");
         Ok(Store {
+            immutable: mode == Mode::ReadOnly && wal_header && !sidecar(path, "-wal").exists(),
             conn,
             path: path.to_path_buf(),
             has_task_path,
+        })
+    }
+
+    /// Opened `immutable=1` (a WAL file nobody had open): it will not see later writers, so a
+    /// caller that notices a `-wal` appear should open the file again.
+    pub fn is_immutable(&self) -> bool {
+        self.immutable
+    }
+
+    /// See [`Stamp`]. Cheap: one pragma and two `stat`s.
+    pub fn stamp(&self) -> Result<Stamp, StoreError> {
+        let data_version = self
+            .conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        let meta = std::fs::metadata(&self.path).ok();
+        Ok(Stamp {
+            data_version,
+            len: meta.as_ref().map_or(0, |m| m.len()),
+            mtime: meta.and_then(|m| m.modified().ok()),
+            wal: sidecar(&self.path, "-wal").exists(),
         })
     }
 

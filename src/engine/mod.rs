@@ -58,6 +58,12 @@ pub enum EngineError {
     UnknownCheckpoint(String),
     #[error("InvalidUpdateError: {0}")]
     Update(String),
+    #[error("thread {thread:?} moved on while this step ran: another writer committed checkpoint {found} (this step started from {expected}); nothing was written — reload the thread and step again")]
+    ThreadMoved {
+        thread: String,
+        expected: String,
+        found: String,
+    },
     #[error("{0}")]
     Other(String),
 }

@@ -245,6 +245,16 @@ impl<'g> Engine<'g> {
         Ok(Some((row, cp, writes)))
     }
 
+    /// Note the thread's newest root checkpoint before reading it: every commit of this run
+    /// checks that no other writer moved the thread on meanwhile.
+    pub(crate) fn read_head(&mut self) -> Result<(), EngineError> {
+        if self.nested.is_none() && self.ns.is_empty() {
+            let head = self.latest_id()?;
+            self.sh.saver.borrow_mut().expect_head(head);
+        }
+        Ok(())
+    }
+
     fn latest_id(&self) -> Result<Option<String>, EngineError> {
         Ok(self
             .sh
@@ -257,9 +267,10 @@ impl<'g> Engine<'g> {
     /// checkpoint and any NULL writes (one transaction). Returns whether there is work to step.
     pub fn start(&mut self, input: Input, checkpoint_id: Option<&str>) -> Result<(), EngineError> {
         self.run = None;
+        self.read_head()?;
         let result = self.first(input, checkpoint_id);
-        match result {
-            Ok(()) => self.commit(),
+        match result.and_then(|()| self.commit()) {
+            Ok(()) => Ok(()),
             Err(e) => {
                 self.discard();
                 self.run = None;
@@ -576,7 +587,12 @@ impl<'g> Engine<'g> {
         let result = self.tick();
         match result {
             Ok(r) => {
-                self.commit()?;
+                if let Err(e) = self.commit() {
+                    // nothing of this step was written: the next step starts from the DB again
+                    self.discard();
+                    self.run = None;
+                    return Err(e);
+                }
                 if r.pause.is_some() {
                     if let Some(run) = &mut self.run {
                         run.finished = true;

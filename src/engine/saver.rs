@@ -41,6 +41,9 @@ pub struct Saver {
     ops: Vec<Op>,
     /// Transactions committed so far.
     pub commits: u64,
+    /// The newest root checkpoint of the thread this engine last saw (`Some(None)`: none yet);
+    /// a commit finding another one refuses to write (two writers stepping one thread).
+    head: Option<Option<String>>,
 }
 
 impl Saver {
@@ -49,7 +52,14 @@ impl Saver {
             thread_id: thread_id.to_string(),
             ops: Vec::new(),
             commits: 0,
+            head: None,
         }
+    }
+
+    /// What the thread's newest root checkpoint is as this engine reads it; the next commit
+    /// checks that it still is.
+    pub fn expect_head(&mut self, head: Option<String>) {
+        self.head = Some(head);
     }
 
     /// `put_writes`: idx = special slot or position in the batch; REPLACE only when every write
@@ -113,8 +123,10 @@ impl Saver {
         }
         // BEGIN/COMMIT as cached statements: parsing them anew each superstep costs more than
         // the inserts of a small step
-        conn.prepare_cached("BEGIN")?.execute([])?;
-        let r = self.write_ops(conn);
+        // IMMEDIATE: the write lock is taken before the head is checked, so no other writer can
+        // slip in between the check and the writes
+        conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+        let r = self.check_head(conn).and_then(|()| self.write_ops(conn));
         match r {
             Ok(()) => match conn
                 .prepare_cached("COMMIT")
@@ -137,6 +149,26 @@ impl Saver {
         }
     }
 
+    fn check_head(&self, tx: &Connection) -> Result<(), EngineError> {
+        let Some(expected) = &self.head else {
+            return Ok(());
+        };
+        let found: Option<String> = tx
+            .prepare_cached(
+                "SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ''",
+            )?
+            .query_row([&self.thread_id], |r| r.get(0))?;
+        if &found == expected {
+            return Ok(());
+        }
+        let none = || "(none)".to_string();
+        Err(EngineError::ThreadMoved {
+            thread: self.thread_id.clone(),
+            expected: expected.clone().unwrap_or_else(none),
+            found: found.unwrap_or_else(none),
+        })
+    }
+
     fn write_ops(&mut self, tx: &Connection) -> Result<(), EngineError> {
         for op in self.ops.drain(..) {
             match op {
@@ -147,6 +179,13 @@ impl Saver {
                     blob,
                     metadata,
                 } => {
+                    if ns.is_empty() {
+                        if let Some(head) = &mut self.head {
+                            if head.as_deref().is_none_or(|h| h < id.as_str()) {
+                                *head = Some(id.clone());
+                            }
+                        }
+                    }
                     tx.prepare_cached(
                         "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
                          VALUES (?1, ?2, ?3, ?4, 'msgpack', ?5, ?6)",

@@ -79,6 +79,7 @@ impl<'g> Engine<'g> {
         values: Option<Value>,
         as_node: AsNode,
     ) -> Result<String, EngineError> {
+        self.read_head()?;
         let r = self.update_state_inner(checkpoint_id, values, as_node);
         match r {
             Ok(id) => {

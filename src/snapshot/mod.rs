@@ -231,6 +231,27 @@ pub fn derive(input: &Input) -> Snapshot {
     let task_step = step + 1;
     let ns = row.checkpoint_ns.as_str();
     let mut warnings = Vec::new();
+    if let Some((_, len)) = row.big {
+        warnings.push(Warning {
+            field: "values".into(),
+            message: format!(
+                "the checkpoint blob is {len} bytes, over the {} superstep loads whole: values are a preview (strings over 64 KiB and lists over 1,000 items cut, marked \"… [cut by superstep …]\")",
+                crate::store::PREVIEW_OVER
+            ),
+        });
+    }
+    for w in input.writes.iter().filter(|w| w.cut.is_some()) {
+        warnings.push(Warning {
+            field: "pending_writes".into(),
+            message: format!(
+                "the {} write of task {} (idx {}) is {} bytes: its value is a preview",
+                w.channel,
+                w.task_id,
+                w.idx,
+                w.cut.unwrap_or(0)
+            ),
+        });
+    }
     let cid = uuid::Uuid::try_parse(&row.checkpoint_id).ok();
 
     // ---- tasks: PUSH (Send packets) then PULL (triggered nodes)

@@ -113,6 +113,11 @@ impl Checkpoint {
     /// `v < 4` `pending_sends` into `__pregel_tasks` (spec §2.5).
     pub fn decode(type_: &str, blob: &[u8]) -> Result<Checkpoint, String> {
         let typed = Typed::decode(type_, blob).map_err(|e: ValueError| e.to_string())?;
+        Checkpoint::from_typed(typed)
+    }
+
+    /// As [`Checkpoint::decode`], from an already decoded envelope.
+    pub fn from_typed(typed: Typed) -> Result<Checkpoint, String> {
         let Some(Value::Map(fields)) = typed.as_value() else {
             return Err("checkpoint is not a map".into());
         };

@@ -4,7 +4,7 @@ mod checkpoint;
 mod sqlite;
 
 pub use checkpoint::{Checkpoint, Version};
-pub use sqlite::{CheckpointRow, Mode, Stamp, Store, ThreadSummary, WriteRow};
+pub use sqlite::{CheckpointRow, Mode, Stamp, Store, ThreadSummary, WriteRow, PREVIEW_OVER};
 
 /// Errors reading or writing the checkpoint database.
 #[derive(Debug, thiserror::Error)]

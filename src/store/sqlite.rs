@@ -24,10 +24,17 @@ pub struct CheckpointRow {
     pub checkpoint_id: String,
     pub parent_checkpoint_id: Option<String>,
     pub type_: Option<String>,
+    /// The blob; empty when it is too big to load (see `big`).
     pub checkpoint: Vec<u8>,
     /// Parsed metadata JSON; `{}` for SQL NULL or an empty blob.
     pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// Inspection only: the blob is larger than [`PREVIEW_OVER`] bytes and was not loaded;
+    /// `(rowid, length)`. Decoding it streams a bounded preview (see `value::capped`).
+    pub big: Option<(i64, u64)>,
 }
+
+/// Inspection loads blobs up to this size whole; larger ones are previewed from a stream.
+pub const PREVIEW_OVER: u64 = 16 * 1024 * 1024;
 
 /// One `writes` row, value decoded.
 #[derive(Debug, Clone)]
@@ -38,6 +45,9 @@ pub struct WriteRow {
     pub channel: String,
     pub type_: Option<String>,
     pub value: Typed,
+    /// The stored value was larger than [`PREVIEW_OVER`] bytes: `value` is a bounded preview
+    /// of it and this is its length.
+    pub cut: Option<u64>,
 }
 
 /// A thread in the root namespace, for `superstep threads`.
@@ -55,6 +65,11 @@ pub struct Store {
     path: PathBuf,
     has_task_path: bool,
     immutable: bool,
+    /// Blobs longer than this are previewed, not loaded (`u64::MAX` for the engine's mode: it
+    /// needs whole values).
+    preview_over: u64,
+    /// `rowid`, or `0` for tables without one.
+    rowid: &'static str,
 }
 
 /// What tells that another process changed the file: SQLite's `data_version` (commits by any
@@ -98,7 +113,22 @@ impl Store {
         let has_task_path = tables
             .iter()
             .any(|(t, c)| t == "writes" && c == "task_path");
+        // a foreign file whose tables have no rowid cannot stream blobs: load them whole
+        let without_rowid: bool = conn
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table'
+                 AND name IN ('checkpoints', 'writes') AND upper(sql) LIKE '%WITHOUT%ROWID%')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| classify(&shown, e))?;
         Ok(Store {
+            rowid: if without_rowid { "0" } else { "rowid" },
+            preview_over: if mode == Mode::ReadOnly && !without_rowid {
+                PREVIEW_OVER
+            } else {
+                i64::MAX as u64
+            },
             immutable: mode == Mode::ReadOnly && wal_header && !sidecar(path, "-wal").exists(),
             conn,
             path: path.to_path_buf(),
@@ -230,10 +260,11 @@ impl Store {
         ns: &str,
         checkpoint_id: Option<&str>,
     ) -> Result<Option<CheckpointRow>, StoreError> {
-        let sql_by_id = "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
-             FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3";
-        let sql_latest = "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
-             FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 ORDER BY checkpoint_id DESC LIMIT 1";
+        let (big, rowid) = (self.preview_over, self.rowid);
+        let sql_by_id = &format!("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
+             FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
+        let sql_latest = &format!("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
+             FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 ORDER BY checkpoint_id DESC LIMIT 1");
         let row = match checkpoint_id {
             Some(id) => self
                 .conn
@@ -257,13 +288,14 @@ impl Store {
         before: Option<&str>,
         limit: usize,
     ) -> Result<Vec<CheckpointRow>, StoreError> {
+        let (big, rowid) = (self.preview_over, self.rowid);
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
+            .prepare_cached(&format!(
+                "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
                  FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND (?3 IS NULL OR checkpoint_id < ?3)
-                 ORDER BY checkpoint_id DESC LIMIT ?4",
-            )
+                 ORDER BY checkpoint_id DESC LIMIT ?4"
+            ))
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map(
@@ -286,13 +318,18 @@ impl Store {
         checkpoint_id: &str,
     ) -> Result<Vec<WriteRow>, StoreError> {
         let sql = if self.has_task_path {
-            "SELECT task_id, task_path, idx, channel, type, value FROM writes
-             WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3 ORDER BY task_path, task_id, idx"
+            "task_path, task_id, idx"
         } else {
-            "SELECT task_id, '', idx, channel, type, value FROM writes
-             WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3 ORDER BY task_id, idx"
+            "task_id, idx"
         };
-        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        let sql = format!(
+            "SELECT task_id, {}, idx, channel, type, CASE WHEN length(value) > {} THEN NULL ELSE value END, length(value), {} FROM writes
+             WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3 ORDER BY {sql}",
+            if self.has_task_path { "task_path" } else { "''" },
+            self.preview_over,
+            self.rowid
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map(params![thread_id, ns, checkpoint_id], |r| {
                 Ok((
@@ -302,13 +339,23 @@ impl Store {
                     text(r, 3)?,
                     r.get::<_, Option<String>>(4)?,
                     blob(r, 5)?,
+                    r.get::<_, Option<i64>>(6)?.unwrap_or(0) as u64,
+                    r.get::<_, i64>(7)?,
                 ))
             })
             .map_err(|e| self.err(e))?;
         let mut out = Vec::new();
         for r in rows {
-            let (task_id, task_path, idx, channel, type_, bytes) = r.map_err(|e| self.err(e))?;
-            let value = Typed::decode(type_.as_deref().unwrap_or("null"), &bytes).map_err(|e| {
+            let (task_id, task_path, idx, channel, type_, bytes, len, rowid) =
+                r.map_err(|e| self.err(e))?;
+            let ty = type_.as_deref().unwrap_or("null");
+            let cut = (len > self.preview_over).then_some(len);
+            let decoded = if cut.is_some() {
+                self.preview_blob("writes", "value", rowid, ty)
+            } else {
+                Typed::decode(ty, &bytes)
+            };
+            let value = decoded.map_err(|e| {
                 StoreError::Corrupt {
                     path: self.path.display().to_string(),
                     what: "write value",
@@ -325,6 +372,7 @@ impl Store {
                 channel,
                 type_,
                 value,
+                cut,
             });
         }
         Ok(out)
@@ -348,21 +396,67 @@ impl Store {
             type_: r.type_,
             checkpoint: r.checkpoint,
             metadata,
+            big: (r.len > self.preview_over).then_some((r.rowid, r.len)),
         })
     }
 
     /// Decode a row's checkpoint blob, reporting where a corrupt one lives.
     pub fn decode(&self, row: &CheckpointRow) -> Result<super::Checkpoint, StoreError> {
-        super::Checkpoint::decode(row.type_.as_deref().unwrap_or("msgpack"), &row.checkpoint)
-            .map_err(|detail| {
-                self.corrupt_checkpoint(
-                    "checkpoint blob",
-                    &row.thread_id,
-                    &row.checkpoint_ns,
-                    &row.checkpoint_id,
-                    detail,
-                )
-            })
+        let ty = row.type_.as_deref().unwrap_or("msgpack");
+        let decoded = match row.big {
+            Some((rowid, _)) => self
+                .preview_blob("checkpoints", "checkpoint", rowid, ty)
+                .map_err(|e| e.to_string())
+                .and_then(super::Checkpoint::from_typed),
+            None => super::Checkpoint::decode(ty, &row.checkpoint),
+        };
+        decoded.map_err(|detail| {
+            self.corrupt_checkpoint(
+                "checkpoint blob",
+                &row.thread_id,
+                &row.checkpoint_ns,
+                &row.checkpoint_id,
+                detail,
+            )
+        })
+    }
+
+    /// A bounded preview of a blob too big to load, streamed with SQLite's incremental blob
+    /// I/O: msgpack is previewed structurally; other types keep their first bytes.
+    fn preview_blob(
+        &self,
+        table: &'static str,
+        column: &'static str,
+        rowid: i64,
+        type_: &str,
+    ) -> Result<Typed, crate::value::ValueError> {
+        use crate::value::capped;
+        use crate::value::ValueError;
+        use std::io::Read;
+        let blob = self
+            .conn
+            .blob_open(rusqlite::MAIN_DB, table, column, rowid, true)
+            .map_err(|e| ValueError::Msgpack(format!("cannot stream the blob: {e}")))?;
+        let mut rd = std::io::BufReader::with_capacity(64 * 1024, blob);
+        let limits = capped::Limits::default();
+        let head = |rd: &mut std::io::BufReader<rusqlite::blob::Blob>| {
+            let mut b = Vec::new();
+            rd.take(limits.max_str as u64)
+                .read_to_end(&mut b)
+                .map(|_| b)
+                .map_err(|e| ValueError::Msgpack(e.to_string()))
+        };
+        match type_ {
+            "msgpack" => capped::preview(&mut rd, limits).map(|p| Typed::Value(p.value)),
+            "bytes" => head(&mut rd).map(Typed::Bytes),
+            "bytearray" => head(&mut rd).map(Typed::ByteArray),
+            "pickle" => head(&mut rd).map(Typed::Pickle),
+            "null" => Ok(Typed::Null),
+            "json" => Err(ValueError::Json(
+                "a JSON value this large is not previewed (only msgpack is streamed)".into(),
+            )),
+            other => Err(ValueError::UnknownType(other.to_string())),
+        }
     }
 
     /// A corrupt field of one `checkpoints` row, located by its primary key.
@@ -393,6 +487,8 @@ struct RawRow {
     type_: Option<String>,
     checkpoint: Vec<u8>,
     metadata: Option<Vec<u8>>,
+    len: u64,
+    rowid: i64,
 }
 
 fn raw_row(r: &rusqlite::Row) -> rusqlite::Result<RawRow> {
@@ -410,6 +506,8 @@ fn raw_row(r: &rusqlite::Row) -> rusqlite::Result<RawRow> {
             }
             other => Some(format!("{other:?}").into_bytes()),
         },
+        len: r.get::<_, Option<i64>>(7)?.unwrap_or(0) as u64,
+        rowid: r.get(8)?,
     })
 }
 

@@ -4,6 +4,7 @@
 //!
 //! Pure: no IO. See spec §12.
 
+pub mod capped;
 mod envelope;
 pub mod ext;
 mod view;

@@ -1,0 +1,407 @@
+//! A bounded preview of a msgpack value too large to load (a 500 MB string in a state channel):
+//! decoded from a `Read + Seek` stream (SQLite's incremental blob I/O), with long strings and
+//! byte runs cut, long arrays and maps cut, and whatever was cut *skipped by seeking*, so memory
+//! stays bounded whatever the blob's size. Built on rmp's marker-level reader; the result is an
+//! ordinary [`rmpv::Value`] (ext payloads, which are nested msgpack, are previewed the same way
+//! and re-encoded), plus how much was left out.
+
+use super::{encode_msgpack, ValueError, MAX_DEPTH};
+use rmp::decode::RmpRead;
+use rmp::Marker;
+use rmpv::Value;
+use std::io::{Read, Seek, SeekFrom};
+
+/// What a preview keeps.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Longest string / byte run kept (bytes).
+    pub max_str: usize,
+    /// Most items kept per array or map.
+    pub max_items: usize,
+    /// Total items decoded before everything further is skipped.
+    pub max_total_items: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_str: 64 * 1024,
+            max_items: 1000,
+            max_total_items: 100_000,
+        }
+    }
+}
+
+/// A preview and what it left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Preview {
+    pub value: Value,
+    /// Bytes of strings/byte runs not loaded.
+    pub bytes_skipped: u64,
+    /// Array/map items not loaded.
+    pub items_skipped: u64,
+}
+
+impl Preview {
+    pub fn truncated(&self) -> bool {
+        self.bytes_skipped > 0 || self.items_skipped > 0
+    }
+}
+
+/// The text appended to a cut string.
+pub fn cut_marker(total: u64) -> String {
+    format!("… [cut by superstep: {total} bytes in all]")
+}
+
+struct Decoder<'a, R> {
+    rd: &'a mut R,
+    limits: Limits,
+    items: usize,
+    bytes_skipped: u64,
+    items_skipped: u64,
+}
+
+fn err<E: std::fmt::Display>(e: E) -> ValueError {
+    ValueError::Msgpack(e.to_string())
+}
+
+/// Preview the msgpack value at the reader's position.
+pub fn preview<R: Read + Seek>(rd: &mut R, limits: Limits) -> Result<Preview, ValueError> {
+    let mut d = Decoder {
+        rd,
+        limits,
+        items: 0,
+        bytes_skipped: 0,
+        items_skipped: 0,
+    };
+    let value = d.value(0)?;
+    Ok(Preview {
+        value,
+        bytes_skipped: d.bytes_skipped,
+        items_skipped: d.items_skipped,
+    })
+}
+
+impl<R: Read + Seek> Decoder<'_, R> {
+    fn skip_bytes(&mut self, n: u64) -> Result<(), ValueError> {
+        if n > 0 {
+            let n = i64::try_from(n).map_err(err)?;
+            self.rd.seek(SeekFrom::Current(n)).map_err(err)?;
+        }
+        Ok(())
+    }
+
+    fn read_bytes(&mut self, n: usize) -> Result<Vec<u8>, ValueError> {
+        let mut buf = vec![0u8; n];
+        self.rd.read_exact(&mut buf).map_err(err)?;
+        Ok(buf)
+    }
+
+    /// A length-prefixed run: keep up to `max_str` bytes, seek past the rest.
+    fn run(&mut self, len: u32) -> Result<(Vec<u8>, u64), ValueError> {
+        let keep = (len as usize).min(self.limits.max_str);
+        let buf = self.read_bytes(keep)?;
+        let rest = u64::from(len) - keep as u64;
+        self.skip_bytes(rest)?;
+        self.bytes_skipped += rest;
+        Ok((buf, rest))
+    }
+
+    fn string(&mut self, len: u32) -> Result<Value, ValueError> {
+        let (mut buf, rest) = self.run(len)?;
+        if rest == 0 {
+            // the same Utf8String rmpv builds (invalid UTF-8 kept as bytes)
+            let mut framed = Vec::with_capacity(buf.len() + 5);
+            rmp::encode::write_str_len(&mut framed, len).map_err(err)?;
+            framed.extend_from_slice(&buf);
+            return rmpv::decode::read_value(&mut framed.as_slice()).map_err(err);
+        }
+        // cut at a character boundary, then say so in the text itself
+        if let Err(e) = std::str::from_utf8(&buf) {
+            if e.error_len().is_none() {
+                buf.truncate(e.valid_up_to());
+            }
+        }
+        let mut s = String::from_utf8_lossy(&buf).into_owned();
+        s.push_str(&cut_marker(u64::from(len)));
+        Ok(Value::from(s))
+    }
+
+    fn len_of(&mut self, m: Marker) -> Result<u32, ValueError> {
+        Ok(match m {
+            Marker::FixStr(n) | Marker::FixArray(n) | Marker::FixMap(n) => u32::from(n),
+            Marker::Str8 | Marker::Bin8 => u32::from(self.rd.read_data_u8().map_err(err)?),
+            Marker::Str16 | Marker::Bin16 | Marker::Array16 | Marker::Map16 => {
+                u32::from(self.rd.read_data_u16().map_err(err)?)
+            }
+            Marker::Str32 | Marker::Bin32 | Marker::Array32 | Marker::Map32 => {
+                self.rd.read_data_u32().map_err(err)?
+            }
+            _ => 0,
+        })
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, ValueError> {
+        if depth * 2 > MAX_DEPTH {
+            return Err(ValueError::Msgpack("nesting too deep".into()));
+        }
+        let m = rmp::decode::read_marker(self.rd).map_err(|e| err(e.0))?;
+        let rd = &mut *self.rd;
+        Ok(match m {
+            Marker::Null => Value::Nil,
+            Marker::True => Value::Boolean(true),
+            Marker::False => Value::Boolean(false),
+            Marker::FixPos(n) => Value::from(n),
+            Marker::FixNeg(n) => Value::from(n),
+            Marker::U8 => Value::from(rd.read_data_u8().map_err(err)?),
+            Marker::U16 => Value::from(rd.read_data_u16().map_err(err)?),
+            Marker::U32 => Value::from(rd.read_data_u32().map_err(err)?),
+            Marker::U64 => Value::from(rd.read_data_u64().map_err(err)?),
+            Marker::I8 => Value::from(rd.read_data_i8().map_err(err)?),
+            Marker::I16 => Value::from(rd.read_data_i16().map_err(err)?),
+            Marker::I32 => Value::from(rd.read_data_i32().map_err(err)?),
+            Marker::I64 => Value::from(rd.read_data_i64().map_err(err)?),
+            Marker::F32 => Value::F32(rd.read_data_f32().map_err(err)?),
+            Marker::F64 => Value::F64(rd.read_data_f64().map_err(err)?),
+            Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => {
+                let len = self.len_of(m)?;
+                self.string(len)?
+            }
+            Marker::Bin8 | Marker::Bin16 | Marker::Bin32 => {
+                let len = self.len_of(m)?;
+                Value::Binary(self.run(len)?.0)
+            }
+            Marker::FixArray(_) | Marker::Array16 | Marker::Array32 => {
+                let len = self.len_of(m)?;
+                let mut out = Vec::new();
+                for i in 0..len {
+                    if self.keep(i) {
+                        out.push(self.value(depth + 1)?);
+                    } else {
+                        self.skip(depth + 1)?;
+                        self.items_skipped += 1;
+                    }
+                }
+                if out.len() < len as usize {
+                    out.push(Value::from(format!(
+                        "… [cut by superstep: {} more items]",
+                        len as usize - out.len()
+                    )));
+                }
+                Value::Array(out)
+            }
+            Marker::FixMap(_) | Marker::Map16 | Marker::Map32 => {
+                let len = self.len_of(m)?;
+                let mut out = Vec::new();
+                for i in 0..len {
+                    if self.keep(i) {
+                        let k = self.value(depth + 1)?;
+                        let v = self.value(depth + 1)?;
+                        out.push((k, v));
+                    } else {
+                        self.skip(depth + 1)?;
+                        self.skip(depth + 1)?;
+                        self.items_skipped += 1;
+                    }
+                }
+                if out.len() < len as usize {
+                    out.push((
+                        Value::from("…"),
+                        Value::from(format!(
+                            "[cut by superstep: {} more entries]",
+                            len as usize - out.len()
+                        )),
+                    ));
+                }
+                Value::Map(out)
+            }
+            Marker::FixExt1
+            | Marker::FixExt2
+            | Marker::FixExt4
+            | Marker::FixExt8
+            | Marker::FixExt16
+            | Marker::Ext8
+            | Marker::Ext16
+            | Marker::Ext32 => {
+                let len = self.ext_len(m)?;
+                let ty = self.rd.read_data_i8().map_err(err)?;
+                if len as usize <= self.limits.max_str {
+                    Value::Ext(ty, self.read_bytes(len as usize)?)
+                } else {
+                    // LangGraph's ext payloads are msgpack themselves: preview that, re-encode it
+                    let start = self.rd.stream_position().map_err(err)?;
+                    let inner = self.value(depth + 1)?;
+                    let end = start + u64::from(len);
+                    self.rd.seek(SeekFrom::Start(end)).map_err(err)?;
+                    Value::Ext(ty, encode_msgpack(&inner))
+                }
+            }
+            Marker::Reserved => return Err(ValueError::Msgpack("reserved marker 0xc1".into())),
+        })
+    }
+
+    fn ext_len(&mut self, m: Marker) -> Result<u32, ValueError> {
+        Ok(match m {
+            Marker::FixExt1 => 1,
+            Marker::FixExt2 => 2,
+            Marker::FixExt4 => 4,
+            Marker::FixExt8 => 8,
+            Marker::FixExt16 => 16,
+            Marker::Ext8 => u32::from(self.rd.read_data_u8().map_err(err)?),
+            Marker::Ext16 => u32::from(self.rd.read_data_u16().map_err(err)?),
+            _ => self.rd.read_data_u32().map_err(err)?,
+        })
+    }
+
+    /// Whether item `i` of a container is decoded (or skipped).
+    fn keep(&mut self, i: u32) -> bool {
+        if (i as usize) < self.limits.max_items && self.items < self.limits.max_total_items {
+            self.items += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Seek past one value without building it.
+    fn skip(&mut self, depth: usize) -> Result<(), ValueError> {
+        if depth * 2 > MAX_DEPTH {
+            return Err(ValueError::Msgpack("nesting too deep".into()));
+        }
+        let m = rmp::decode::read_marker(self.rd).map_err(|e| err(e.0))?;
+        let fixed = match m {
+            Marker::U8 | Marker::I8 => 1,
+            Marker::U16 | Marker::I16 => 2,
+            Marker::U32 | Marker::I32 | Marker::F32 => 4,
+            Marker::U64 | Marker::I64 | Marker::F64 => 8,
+            _ => 0,
+        };
+        match m {
+            Marker::FixStr(_)
+            | Marker::Str8
+            | Marker::Str16
+            | Marker::Str32
+            | Marker::Bin8
+            | Marker::Bin16
+            | Marker::Bin32 => {
+                let len = self.len_of(m)?;
+                self.skip_bytes(u64::from(len))?;
+                self.bytes_skipped += u64::from(len);
+            }
+            Marker::FixArray(_) | Marker::Array16 | Marker::Array32 => {
+                for _ in 0..self.len_of(m)? {
+                    self.skip(depth + 1)?;
+                }
+            }
+            Marker::FixMap(_) | Marker::Map16 | Marker::Map32 => {
+                for _ in 0..self.len_of(m)? {
+                    self.skip(depth + 1)?;
+                    self.skip(depth + 1)?;
+                }
+            }
+            Marker::FixExt1
+            | Marker::FixExt2
+            | Marker::FixExt4
+            | Marker::FixExt8
+            | Marker::FixExt16
+            | Marker::Ext8
+            | Marker::Ext16
+            | Marker::Ext32 => {
+                let len = self.ext_len(m)?;
+                self.skip_bytes(1 + u64::from(len))?;
+            }
+            Marker::Reserved => return Err(ValueError::Msgpack("reserved marker 0xc1".into())),
+            _ => self.skip_bytes(fixed)?,
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    fn pv(v: &Value, limits: Limits) -> Preview {
+        let bytes = encode_msgpack(v);
+        let mut c = Cursor::new(bytes.clone());
+        let p = preview(&mut c, limits).unwrap();
+        assert_eq!(
+            c.position() as usize,
+            bytes.len(),
+            "the whole value was consumed"
+        );
+        p
+    }
+
+    #[test]
+    fn small_values_come_back_unchanged() {
+        let v = Value::Map(vec![
+            (
+                Value::from("a"),
+                Value::from(vec![Value::from(1), Value::F64(2.5)]),
+            ),
+            (
+                Value::from("b"),
+                Value::Ext(5, encode_msgpack(&Value::from("x"))),
+            ),
+            (Value::from("c"), Value::Binary(vec![1, 2, 3])),
+            (Value::from(-7), Value::Nil),
+        ]);
+        let p = pv(&v, Limits::default());
+        assert_eq!(p.value, v);
+        assert!(!p.truncated());
+    }
+
+    #[test]
+    fn long_strings_arrays_and_ext_payloads_are_cut_and_skipped() {
+        let big = "é".repeat(5000); // 10,000 bytes
+        let v = Value::Map(vec![
+            (Value::from("s"), Value::from(big.as_str())),
+            (
+                Value::from("l"),
+                Value::from((0..50).map(Value::from).collect::<Vec<_>>()),
+            ),
+            (
+                Value::from("m"),
+                Value::Ext(
+                    5,
+                    encode_msgpack(&Value::from(vec![Value::from(big.as_str())])),
+                ),
+            ),
+            (Value::from("after"), Value::from(1)),
+        ]);
+        let limits = Limits {
+            max_str: 101,
+            max_items: 10,
+            max_total_items: 1000,
+        };
+        let p = pv(&v, limits);
+        let Value::Map(m) = &p.value else { panic!() };
+        let s = m[0].1.as_str().unwrap();
+        assert!(s.starts_with(&"é".repeat(50)), "cut on a char boundary");
+        assert!(s.ends_with("[cut by superstep: 10000 bytes in all]"), "{s}");
+        let Value::Array(l) = &m[1].1 else { panic!() };
+        assert_eq!(l.len(), 11);
+        assert_eq!(l[10].as_str(), Some("… [cut by superstep: 40 more items]"));
+        let Value::Ext(5, inner) = &m[2].1 else {
+            panic!()
+        };
+        let inner = crate::value::decode_msgpack(inner).unwrap();
+        assert!(inner[0].as_str().unwrap().ends_with("bytes in all]"));
+        assert_eq!(
+            m[3].1,
+            Value::from(1),
+            "what follows a cut value is read correctly"
+        );
+        assert_eq!(p.items_skipped, 40);
+        assert_eq!(p.bytes_skipped, 2 * (10_000 - 101));
+    }
+
+    #[test]
+    fn truncated_input_is_an_error_not_a_panic() {
+        let bytes = encode_msgpack(&Value::from("abcdef"));
+        let mut c = Cursor::new(bytes[..3].to_vec());
+        assert!(preview(&mut c, Limits::default()).is_err());
+    }
+}

@@ -15,12 +15,7 @@ pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
         (Mode::Debug, _) => format!(" DEBUG {} ", s.graph.name),
         (Mode::Inspect, _) => " INSPECT read-only ".to_string(),
     };
-    let mut parts = vec![if s.refreshes > 0 {
-        // another process is writing: say the view follows it
-        format!("db {} (live ↻{})", s.db_label, s.refreshes)
-    } else {
-        format!("db {}", s.db_label)
-    }];
+    let mut parts = vec![format!("db {}", s.db_label)];
     parts.push(format!("thread {}", s.thread.as_deref().unwrap_or("-")));
     if !s.ns.is_empty() {
         parts.push(format!("ns {}", short_ns(&s.ns)));
@@ -32,6 +27,10 @@ pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
             if c.latest { "" } else { " (older)" }
         ));
         parts.push(format!("step {}", c.snapshot.step));
+    }
+    if s.refreshes > 0 {
+        // another process is writing: say the view follows it
+        parts.push(format!("live ↻{}", s.refreshes));
     }
     let pause = s.pause();
     let pause_style = match &pause {

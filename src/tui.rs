@@ -154,48 +154,69 @@ impl Drop for TerminalGuard {
 const TICK: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// SIGTERM, SIGINT (a `kill -INT`; Ctrl-C in the raw-mode terminal arrives as a key) and SIGHUP
-/// end the session through the normal exit path, so the terminal is restored; the process then
-/// exits with 128 + the signal number, as if the signal had killed it.
+/// (the terminal went away) are taken by a watchdog thread, which restores the terminal and exits
+/// with 128 + the signal number, as if the signal had killed the process. A thread, not a flag the
+/// loop checks: when the terminal hangs up, crossterm's read spins on end-of-file and the loop
+/// never gets control back. A superstep cut short this way is an uncommitted SQLite transaction:
+/// nothing of it is written.
 fn interactive(app: &mut App, keys: &[KeyEvent]) -> std::io::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let signal = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    for sig in [SIGTERM, SIGINT, SIGHUP] {
-        signal_hook::flag::register_usize(sig, signal.clone(), sig as usize)?;
-    }
-    let got = || signal.load(std::sync::atomic::Ordering::Relaxed) as i32;
-    {
-        let mut terminal = ratatui::try_init()?;
-        let _guard = TerminalGuard;
-        let panic_for_test = std::env::var_os("SUPERSTEP_TEST_PANIC").is_some();
-        for k in keys {
-            if app.state.quit {
-                return Ok(());
-            }
-            app.key(*k);
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])?;
+    let handle = signals.handle();
+    let watchdog = std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            restore_via_tty();
+            let _ = writeln!(std::io::stderr(), "superstep: stopped by signal {sig}");
+            std::process::exit(128 + sig);
         }
-        let mut dirty = true;
-        while got() == 0 {
-            if dirty {
-                terminal.draw(|f| crate::ui::render(&app.state, f))?;
-            }
-            if app.state.quit {
-                return Ok(());
-            }
-            if panic_for_test {
-                panic!("SUPERSTEP_TEST_PANIC: panicking on purpose after the first frame");
-            }
-            dirty = if crossterm::event::poll(TICK)? {
-                app.event(crossterm::event::read()?);
-                true
-            } else {
-                app.tick()
-            };
-        }
+    });
+    let r = event_loop(app, keys);
+    handle.close();
+    let _ = watchdog.join();
+    r
+}
+
+/// `ratatui::restore` from another thread, without stdout: the main thread holds stdout's lock
+/// for the whole session, so the escape sequences go to the controlling terminal directly.
+fn restore_via_tty() {
+    let _ = crossterm::terminal::disable_raw_mode();
+    if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+        let _ = crossterm::execute!(
+            tty,
+            crossterm::terminal::LeaveAlternateScreen,
+            crossterm::cursor::Show
+        );
     }
-    // the guard has restored the terminal
-    let sig = got();
-    eprintln!("superstep: stopped by signal {sig}");
-    std::process::exit(128 + sig);
+}
+
+fn event_loop(app: &mut App, keys: &[KeyEvent]) -> std::io::Result<()> {
+    let mut terminal = ratatui::try_init()?;
+    let _guard = TerminalGuard;
+    let panic_for_test = std::env::var_os("SUPERSTEP_TEST_PANIC").is_some();
+    for k in keys {
+        if app.state.quit {
+            return Ok(());
+        }
+        app.key(*k);
+    }
+    let mut dirty = true;
+    loop {
+        if dirty {
+            terminal.draw(|f| crate::ui::render(&app.state, f))?;
+        }
+        if app.state.quit {
+            return Ok(());
+        }
+        if panic_for_test {
+            panic!("SUPERSTEP_TEST_PANIC: panicking on purpose after the first frame");
+        }
+        dirty = if crossterm::event::poll(TICK)? {
+            app.event(crossterm::event::read()?);
+            true
+        } else {
+            app.tick()
+        };
+    }
 }
 
 /// Whether a path looks like a graph spec.

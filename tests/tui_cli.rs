@@ -208,4 +208,16 @@ fn too_small_terminal_screen() {
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).contains("terminal too small"));
     assert!(stdout(&o).contains("50x12 — superstep needs at least 60x16"));
+    // the 20x5: still the screen, not a panic or a garbled layout
+    let o = superstep(&[
+        &graph("approval.json"),
+        "--db",
+        db.to_str().unwrap(),
+        "--print",
+        "--size",
+        "20x5",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("terminal too small"), "{}", stdout(&o));
+    assert_eq!(stdout(&o).lines().count(), 5);
 }

@@ -256,3 +256,39 @@ fn live_refresh_shows_another_process_writes() {
     t.send(&["q"]);
     assert_terminal_restored(&t, "LIVE");
 }
+
+#[test]
+fn a_terminal_that_goes_away_ends_the_tui() {
+    assert!(
+        tmux_available(),
+        "tmux is required for the real-terminal test (apt-get install tmux)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("hangup.sqlite");
+    let t = start(dir.path());
+    t.type_text(&format!(
+        "exec {} {}/graphs/approval.json --db {}",
+        env!("CARGO_BIN_EXE_superstep"),
+        env!("CARGO_MANIFEST_DIR"),
+        db.display()
+    ));
+    t.send(&["Enter"]);
+    t.wait_for("ready: next __start__");
+    let alive = || {
+        Command::new("pgrep")
+            .args(["-f", &db.display().to_string()])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    assert!(alive());
+    // the terminal hangs up (SIGHUP): the process must end, not spin on a dead tty
+    drop(t);
+    let start = Instant::now();
+    while alive() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "superstep outlived its terminal"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

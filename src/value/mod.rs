@@ -83,6 +83,17 @@ mod tests {
         );
     }
 
+    /// Found by the `value_decode` fuzz target (crash input: msgpack float64 NaN): a NaN value
+    /// re-encodes to the same bytes although NaN != NaN as a value.
+    #[test]
+    fn nan_round_trips_byte_identical() {
+        let bytes = [0xcb, 0x7f, 0xf8, 0, 0, 0, 0, 0, 0];
+        let v = decode_msgpack(&bytes).unwrap();
+        assert_eq!(encode_msgpack(&v), bytes);
+        let t = Typed::decode("msgpack", &bytes).unwrap();
+        assert_eq!(t.encode().1, bytes);
+    }
+
     #[test]
     fn pickle_is_opaque() {
         let t = Typed::decode("pickle", b"\x80\x04K\x01.").unwrap();

@@ -249,8 +249,9 @@ impl<'g> Engine<'g> {
     /// checks that no other writer moved the thread on meanwhile.
     pub(crate) fn read_head(&mut self) -> Result<(), EngineError> {
         if self.nested.is_none() && self.ns.is_empty() {
+            let seen = super::saver::data_version(self.sh.store.conn())?;
             let head = self.latest_id()?;
-            self.sh.saver.borrow_mut().expect_head(head);
+            self.sh.saver.borrow_mut().expect_head(head, seen);
         }
         Ok(())
     }

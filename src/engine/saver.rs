@@ -44,6 +44,16 @@ pub struct Saver {
     /// The newest root checkpoint of the thread this engine last saw (`Some(None)`: none yet);
     /// a commit finding another one refuses to write (two writers stepping one thread).
     head: Option<Option<String>>,
+    /// `PRAGMA data_version` when `head` was last known true: unchanged means no other
+    /// connection has committed since, so the head query can be skipped.
+    seen: Option<i64>,
+}
+
+/// `PRAGMA data_version`: changes when another connection commits.
+pub fn data_version(conn: &Connection) -> Result<i64, EngineError> {
+    Ok(conn
+        .prepare_cached("PRAGMA data_version")?
+        .query_row([], |r| r.get(0))?)
 }
 
 impl Saver {
@@ -53,13 +63,16 @@ impl Saver {
             ops: Vec::new(),
             commits: 0,
             head: None,
+            seen: None,
         }
     }
 
     /// What the thread's newest root checkpoint is as this engine reads it; the next commit
     /// checks that it still is.
-    pub fn expect_head(&mut self, head: Option<String>) {
+    /// `seen` is the data version read *before* `head` was read.
+    pub fn expect_head(&mut self, head: Option<String>, seen: i64) {
         self.head = Some(head);
+        self.seen = Some(seen);
     }
 
     /// `put_writes`: idx = special slot or position in the batch; REPLACE only when every write
@@ -126,7 +139,13 @@ impl Saver {
         // IMMEDIATE: the write lock is taken before the head is checked, so no other writer can
         // slip in between the check and the writes
         conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
-        let r = self.check_head(conn).and_then(|()| self.write_ops(conn));
+        let r = data_version(conn).and_then(|now| {
+            self.check_head(conn, now)?;
+            self.write_ops(conn)?;
+            // read inside the transaction: nobody else can commit before ours
+            self.seen = Some(now);
+            Ok(())
+        });
         match r {
             Ok(()) => match conn
                 .prepare_cached("COMMIT")
@@ -149,10 +168,14 @@ impl Saver {
         }
     }
 
-    fn check_head(&self, tx: &Connection) -> Result<(), EngineError> {
+    fn check_head(&self, tx: &Connection, now: i64) -> Result<(), EngineError> {
         let Some(expected) = &self.head else {
             return Ok(());
         };
+        if self.seen == Some(now) {
+            // no other connection committed since the head was known
+            return Ok(());
+        }
         let found: Option<String> = tx
             .prepare_cached(
                 "SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ''",

@@ -609,3 +609,58 @@ fn long_history_pages_lazily_and_scrolls_to_the_end() {
     assert!(ids.windows(2).all(|w| w[0] > w[1]));
     let _ = (&s.dir, &s.db);
 }
+
+/// Another process steps the thread the TUI is stepping: the TUI's next step is refused inline
+/// (nothing written, the history stays one chain), live refresh shows the other writer's
+/// checkpoints, and the step after that starts from them.
+#[test]
+fn another_writer_on_the_same_thread_is_reported_inline_then_followed() {
+    let lg = repo_graph("countdown.json");
+    let mut s = Session::debug(lg);
+    s.keys("n");
+    let before = db_checkpoints(&s.db, "t1").len();
+    // the other writer: a second engine on its own connection, one superstep
+    let mut other = superstep::engine::pregel::Engine::for_graph(
+        lg,
+        Store::open(&s.db, Mode::ReadWrite).unwrap(),
+        "t1",
+    );
+    other
+        .start(superstep::engine::pregel::Input::Continue, None)
+        .unwrap();
+    other.step().unwrap();
+    assert_eq!(db_checkpoints(&s.db, "t1").len(), before + 1);
+    s.keys("n");
+    assert!(
+        s.message().contains("moved on while this step ran"),
+        "{}",
+        s.message()
+    );
+    assert_eq!(
+        db_checkpoints(&s.db, "t1").len(),
+        before + 1,
+        "the TUI wrote nothing"
+    );
+    // the reload after the refusal already shows the other writer's checkpoint
+    assert_eq!(s.app.state.history.len(), before + 1);
+    assert!(!s.app.tick(), "nothing new since");
+    // a further step by the other writer arrives by live refresh
+    other
+        .start(superstep::engine::pregel::Input::Continue, None)
+        .unwrap();
+    other.step().unwrap();
+    assert!(s.app.tick());
+    assert_eq!(s.app.state.history.len(), before + 2);
+    assert!(s.screen().contains("live ↻1"));
+    // and the TUI's next step carries on from it: one chain, no fork
+    s.keys("n");
+    let rows = db_checkpoints(&s.db, "t1");
+    assert_eq!(rows.len(), before + 3);
+    let steps: Vec<i64> = rows.iter().map(|r| r.1).collect();
+    let mut sorted = steps.clone();
+    sorted.dedup();
+    assert_eq!(
+        sorted, steps,
+        "no two checkpoints at the same step: {steps:?}"
+    );
+}

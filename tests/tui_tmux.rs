@@ -199,7 +199,7 @@ fn sigterm_and_sigint_restore_the_terminal() {
         let db = dir.path().join(format!("sig{sig}.sqlite"));
         let t = start(dir.path());
         t.type_text(&format!(
-            "{} {}/graphs/approval.json --db {}; echo EXIT-$?-END",
+            "{} {}/graphs/approval.json --db {}; echo EXIT-$?-END$((40+2))",
             env!("CARGO_BIN_EXE_superstep"),
             env!("CARGO_MANIFEST_DIR"),
             db.display()
@@ -211,8 +211,9 @@ fn sigterm_and_sigint_restore_the_terminal() {
             .status()
             .expect("pkill");
         assert!(killed.success(), "pkill found the TUI");
-        let pane = t.wait_for("-END");
-        assert!(pane.contains(&format!("EXIT-{code}-END")), "{pane}");
+        // the echo's output, not the typed command line (which holds "END$((40+2))")
+        let pane = t.wait_for("-END42");
+        assert!(pane.contains(&format!("EXIT-{code}-END42")), "{pane}");
         assert!(pane.contains("stopped by signal"), "{pane}");
         // the alternate screen is gone: the panes are not on the normal screen
         assert!(!pane.contains("Pending writes"), "{pane}");

@@ -1,6 +1,6 @@
 //! Engine benchmark, side by side with LangGraph in one run (issue: engine).
 //!
-//!     cargo bench --bench engine -- [--python PY] [--n 100,1000,10000] [--dir DIR]
+//!     cargo bench --bench engine -- [--python PY] [--n 100,1000,10000] [--repeat 3] [--modes full,normal,memory] [--dir DIR]
 //!
 //! For each N: the loop graph (graphs/loop.json) for N supersteps on superstep's engine and on
 //! LangGraph 1.2.24 + SqliteSaver (benches/lg_engine.py), at three SQLite settings: SqliteSaver's
@@ -18,6 +18,92 @@ struct Run {
     secs: f64,
     txns: u64,
     bytes: u64,
+    /// The rows the run left, one entry per superstep transaction (superstep side only).
+    rows: Vec<StepRows>,
+}
+
+type Sql = rusqlite::types::Value;
+
+/// One superstep's rows: the writes pending on the previous checkpoint, then the new checkpoint.
+struct StepRows {
+    writes: Vec<Vec<Sql>>,
+    checkpoint: Vec<Sql>,
+}
+
+/// The rows a run left in `conn`, grouped the way the engine commits them: checkpoint k with the
+/// writes made against checkpoint k-1.
+fn rows_by_step(conn: &rusqlite::Connection) -> Vec<StepRows> {
+    let all = |sql: &str, ncols: usize| -> Vec<Vec<Sql>> {
+        let mut st = conn.prepare(sql).unwrap();
+        let rows = st
+            .query_map([], |r| (0..ncols).map(|i| r.get::<_, Sql>(i)).collect())
+            .unwrap();
+        rows.collect::<Result<_, _>>().unwrap()
+    };
+    let cps = all(
+        "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
+         FROM checkpoints ORDER BY checkpoint_id",
+        7,
+    );
+    let mut writes = all(
+        "SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value
+         FROM writes ORDER BY checkpoint_id, task_id, idx",
+        9,
+    )
+    .into_iter()
+    .peekable();
+    let mut out = Vec::new();
+    for cp in cps {
+        let mut ws = Vec::new();
+        while let Some(w) = writes.next_if(|w| Some(&w[2]) == Some(&cp[3])) {
+            ws.push(w);
+        }
+        out.push(StepRows {
+            writes: ws,
+            checkpoint: cp,
+        });
+    }
+    assert!(writes.next().is_none(), "writes not pending on a parent");
+    out
+}
+
+/// The floor under the engine: the exact rows a superstep run left, inserted again into a fresh
+/// database with SqliteSaver's schema at the same setting, one transaction per superstep, with
+/// prepared statements and nothing else. Returns transactions (supersteps) per second.
+fn replay_floor(mode: &str, dir: &Path, steps: &[StepRows]) -> f64 {
+    let db: PathBuf = if mode == "memory" {
+        PathBuf::from(":memory:")
+    } else {
+        dir.join(format!("floor-{mode}.sqlite"))
+    };
+    for s in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{s}", db.display()));
+    }
+    // the engine's own schema set-up (SqliteSaver.setup: WAL + the two tables)
+    let store = Store::open(&db, Mode::ReadWrite).unwrap();
+    let c = store.conn();
+    if mode == "normal" {
+        c.pragma_update(None, "synchronous", "NORMAL").unwrap();
+    }
+    let mut begin = c.prepare("BEGIN IMMEDIATE").unwrap();
+    let mut commit = c.prepare("COMMIT").unwrap();
+    let mut put = c
+        .prepare("INSERT OR REPLACE INTO checkpoints VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+        .unwrap();
+    let mut put_w = c
+        .prepare("INSERT OR IGNORE INTO writes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
+        .unwrap();
+    let t0 = Instant::now();
+    for s in steps {
+        begin.execute([]).unwrap();
+        for w in &s.writes {
+            put_w.execute(rusqlite::params_from_iter(w.iter())).unwrap();
+        }
+        put.execute(rusqlite::params_from_iter(s.checkpoint.iter()))
+            .unwrap();
+        commit.execute([]).unwrap();
+    }
+    steps.len() as f64 / t0.elapsed().as_secs_f64()
 }
 
 fn superstep_run(n: u64, mode: &str, dir: &Path) -> Run {
@@ -57,6 +143,7 @@ fn superstep_run(n: u64, mode: &str, dir: &Path) -> Run {
     }
     let secs = t0.elapsed().as_secs_f64();
     let txns = e.commits();
+    let rows = rows_by_step(e.store().conn());
     let bytes = if mode == "memory" {
         0
     } else {
@@ -71,6 +158,7 @@ fn superstep_run(n: u64, mode: &str, dir: &Path) -> Run {
         secs,
         txns,
         bytes,
+        rows,
     }
 }
 
@@ -99,17 +187,12 @@ fn langgraph_run(py: &str, n: u64, mode: &str, dir: &Path) -> Run {
         secs: j["seconds"].as_f64().unwrap(),
         txns: j["txns"].as_u64().unwrap(),
         bytes: j["db_bytes"].as_u64().unwrap(),
+        rows: Vec::new(),
     }
 }
 
-/// Raw SQLite commits per second (one small INSERT per transaction) in WAL mode.
+/// Raw SQLite commits per second in WAL mode: one small INSERT per transaction.
 fn ceiling(mode: &str, dir: &Path) -> f64 {
-    ceiling_shaped(mode, dir, 200, 0)
-}
-
-/// Commits per second of transactions shaped like one superstep's rows: a checkpoint-sized
-/// blob plus `writes` small rows (what the loop graph commits per step), no engine work.
-fn ceiling_shaped(mode: &str, dir: &Path, blob_bytes: usize, writes: usize) -> f64 {
     let p = dir.join(format!("ceiling-{mode}.sqlite"));
     for s in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{s}", p.display()));
@@ -122,24 +205,25 @@ fn ceiling_shaped(mode: &str, dir: &Path, blob_bytes: usize, writes: usize) -> f
         if mode == "normal" { "NORMAL" } else { "FULL" },
     )
     .unwrap();
-    c.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB); CREATE TABLE w (id INTEGER PRIMARY KEY, v BLOB)")
+    c.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)")
         .unwrap();
-    let blob = vec![7u8; blob_bytes];
-    let small = vec![7u8; 16];
+    let blob = vec![7u8; 200];
     let t0 = Instant::now();
     let mut n = 0u64;
     while t0.elapsed() < Duration::from_secs(2) {
         let tx = c.unchecked_transaction().unwrap();
         tx.execute("INSERT INTO t (v) VALUES (?1)", [&blob])
             .unwrap();
-        for _ in 0..writes {
-            tx.execute("INSERT INTO w (v) VALUES (?1)", [&small])
-                .unwrap();
-        }
         tx.commit().unwrap();
         n += 1;
     }
     n as f64 / t0.elapsed().as_secs_f64()
+}
+
+/// The median of `xs` (non-empty).
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
 }
 
 fn main() {
@@ -173,8 +257,15 @@ fn main() {
         ceil_full,
         ceil_normal
     );
-    println!("| N | setting | superstep steps/s | LangGraph steps/s | ratio | txns/step (ss / LG) | superstep % of raw ceiling | step-shaped ceiling (commits/s) | superstep % of it | µs/step ss | DB MB (ss / LG) |");
-    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let repeat: usize = arg("--repeat").map_or(3, |r| r.parse().unwrap());
+    println!(
+        "Each figure: the median of {repeat} runs. Floor: the same rows superstep wrote, re-inserted by a \
+         bare loop of prepared statements into a fresh DB at the same setting, one transaction per \
+         superstep (no engine). Max ratio: the floor's rate over LangGraph's (what a zero-cost engine \
+         would reach).\n"
+    );
+    println!("| N | setting | superstep steps/s | LangGraph steps/s | ratio | txns/step (ss / LG) | % of raw ceiling | floor steps/s | % of floor | max ratio | µs/step ss / floor | DB MB (ss / LG) |");
+    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let modes: Vec<String> = arg("--modes")
         .unwrap_or_else(|| "full,normal,memory".into())
         .split(',')
@@ -196,36 +287,32 @@ fn main() {
     }
     for &n in &ns {
         for mode in modes.iter().map(String::as_str) {
-            let s = superstep_run(n, mode, &dir);
-            let l = langgraph_run(&py, n, mode, &dir);
-            let (sr, lr) = (s.steps as f64 / s.secs, l.steps as f64 / l.secs);
+            let (mut ss, mut lg, mut fl) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut last_s, mut last_l) = (None, None);
+            for _ in 0..repeat {
+                let s = superstep_run(n, mode, &dir);
+                let l = langgraph_run(&py, n, mode, &dir);
+                ss.push(s.steps as f64 / s.secs);
+                lg.push(l.steps as f64 / l.secs);
+                fl.push(replay_floor(mode, &dir, &s.rows));
+                (last_s, last_l) = (Some(s), Some(l));
+            }
+            let (s, l) = (last_s.unwrap(), last_l.unwrap());
+            let (sr, lr, fr) = (median(ss), median(lg), median(fl));
+            let txns = s.txns as f64 / s.steps as f64;
             let ceil = match mode {
-                "full" => format!(
-                    "{:.0}%",
-                    100.0 * sr * (s.txns as f64 / s.steps as f64) / ceil_full
-                ),
-                "normal" => format!(
-                    "{:.0}%",
-                    100.0 * sr * (s.txns as f64 / s.steps as f64) / ceil_normal
-                ),
+                "full" => format!("{:.0}%", 100.0 * sr * txns / ceil_full),
+                "normal" => format!("{:.0}%", 100.0 * sr * txns / ceil_normal),
                 _ => "-".into(),
             };
-            let (shaped, shaped_pct) = if mode == "memory" {
-                ("-".to_string(), "-".to_string())
-            } else {
-                let avg_blob = (s.bytes as f64 / s.steps as f64) as usize;
-                let c = ceiling_shaped(mode, &dir, avg_blob.max(200), 3);
-                (
-                    format!("{c:.0}"),
-                    format!("{:.0}%", 100.0 * sr * (s.txns as f64 / s.steps as f64) / c),
-                )
-            };
             println!(
-                "| {n} | {mode} | {sr:.0} | {lr:.0} | {:.1}x | {:.2} / {:.2} | {ceil} | {shaped} | {shaped_pct} | {:.0} | {:.1} / {:.1} |",
+                "| {n} | {mode} | {sr:.0} | {lr:.0} | {:.1}x | {txns:.2} / {:.2} | {ceil} | {fr:.0} | {:.0}% | {:.1}x | {:.1} / {:.1} | {:.1} / {:.1} |",
                 sr / lr,
-                s.txns as f64 / s.steps as f64,
                 l.txns as f64 / l.steps as f64,
-                1e6 * s.secs / s.steps as f64,
+                100.0 * sr / fr,
+                fr / lr,
+                1e6 / sr,
+                1e6 / fr,
                 s.bytes as f64 / 1e6,
                 l.bytes as f64 / 1e6
             );

@@ -146,32 +146,17 @@ impl<R: Read + Seek> Decoder<'_, R> {
             return Err(ValueError::Msgpack("nesting too deep".into()));
         }
         let m = rmp::decode::read_marker(self.rd).map_err(|e| err(e.0))?;
-        let rd = &mut *self.rd;
-        Ok(match m {
-            Marker::Null => Value::Nil,
-            Marker::True => Value::Boolean(true),
-            Marker::False => Value::Boolean(false),
-            Marker::FixPos(n) => Value::from(n),
-            Marker::FixNeg(n) => Value::from(n),
-            Marker::U8 => Value::from(rd.read_data_u8().map_err(err)?),
-            Marker::U16 => Value::from(rd.read_data_u16().map_err(err)?),
-            Marker::U32 => Value::from(rd.read_data_u32().map_err(err)?),
-            Marker::U64 => Value::from(rd.read_data_u64().map_err(err)?),
-            Marker::I8 => Value::from(rd.read_data_i8().map_err(err)?),
-            Marker::I16 => Value::from(rd.read_data_i16().map_err(err)?),
-            Marker::I32 => Value::from(rd.read_data_i32().map_err(err)?),
-            Marker::I64 => Value::from(rd.read_data_i64().map_err(err)?),
-            Marker::F32 => Value::F32(rd.read_data_f32().map_err(err)?),
-            Marker::F64 => Value::F64(rd.read_data_f64().map_err(err)?),
-            Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => {
+        Ok(match kind(m)? {
+            Kind::Inline | Kind::Fixed(_) => self.scalar(m)?,
+            Kind::Str => {
                 let len = self.len_of(m)?;
                 self.string(len)?
             }
-            Marker::Bin8 | Marker::Bin16 | Marker::Bin32 => {
+            Kind::Bin => {
                 let len = self.len_of(m)?;
                 Value::Binary(self.run(len)?.0)
             }
-            Marker::FixArray(_) | Marker::Array16 | Marker::Array32 => {
+            Kind::Array => {
                 let len = self.len_of(m)?;
                 let mut out = Vec::new();
                 for i in 0..len {
@@ -190,7 +175,7 @@ impl<R: Read + Seek> Decoder<'_, R> {
                 }
                 Value::Array(out)
             }
-            Marker::FixMap(_) | Marker::Map16 | Marker::Map32 => {
+            Kind::Map => {
                 let len = self.len_of(m)?;
                 let mut out = Vec::new();
                 for i in 0..len {
@@ -215,14 +200,7 @@ impl<R: Read + Seek> Decoder<'_, R> {
                 }
                 Value::Map(out)
             }
-            Marker::FixExt1
-            | Marker::FixExt2
-            | Marker::FixExt4
-            | Marker::FixExt8
-            | Marker::FixExt16
-            | Marker::Ext8
-            | Marker::Ext16
-            | Marker::Ext32 => {
+            Kind::Ext => {
                 let len = self.ext_len(m)?;
                 let ty = self.rd.read_data_i8().map_err(err)?;
                 if len as usize <= self.limits.max_str {
@@ -236,7 +214,29 @@ impl<R: Read + Seek> Decoder<'_, R> {
                     Value::Ext(ty, encode_msgpack(&inner))
                 }
             }
-            Marker::Reserved => return Err(ValueError::Msgpack("reserved marker 0xc1".into())),
+        })
+    }
+
+    /// A nil, bool, int or float (`kind` Inline or Fixed) read after its marker.
+    fn scalar(&mut self, m: Marker) -> Result<Value, ValueError> {
+        let rd = &mut *self.rd;
+        Ok(match m {
+            Marker::Null => Value::Nil,
+            Marker::True => Value::Boolean(true),
+            Marker::False => Value::Boolean(false),
+            Marker::FixPos(n) => Value::from(n),
+            Marker::FixNeg(n) => Value::from(n),
+            Marker::U8 => Value::from(rd.read_data_u8().map_err(err)?),
+            Marker::U16 => Value::from(rd.read_data_u16().map_err(err)?),
+            Marker::U32 => Value::from(rd.read_data_u32().map_err(err)?),
+            Marker::U64 => Value::from(rd.read_data_u64().map_err(err)?),
+            Marker::I8 => Value::from(rd.read_data_i8().map_err(err)?),
+            Marker::I16 => Value::from(rd.read_data_i16().map_err(err)?),
+            Marker::I32 => Value::from(rd.read_data_i32().map_err(err)?),
+            Marker::I64 => Value::from(rd.read_data_i64().map_err(err)?),
+            Marker::F32 => Value::F32(rd.read_data_f32().map_err(err)?),
+            Marker::F64 => Value::F64(rd.read_data_f64().map_err(err)?),
+            other => return Err(ValueError::Msgpack(format!("{other:?} is not a scalar"))),
         })
     }
 
@@ -269,52 +269,71 @@ impl<R: Read + Seek> Decoder<'_, R> {
             return Err(ValueError::Msgpack("nesting too deep".into()));
         }
         let m = rmp::decode::read_marker(self.rd).map_err(|e| err(e.0))?;
-        let fixed = match m {
-            Marker::U8 | Marker::I8 => 1,
-            Marker::U16 | Marker::I16 => 2,
-            Marker::U32 | Marker::I32 | Marker::F32 => 4,
-            Marker::U64 | Marker::I64 | Marker::F64 => 8,
-            _ => 0,
-        };
-        match m {
-            Marker::FixStr(_)
-            | Marker::Str8
-            | Marker::Str16
-            | Marker::Str32
-            | Marker::Bin8
-            | Marker::Bin16
-            | Marker::Bin32 => {
+        match kind(m)? {
+            Kind::Inline => {}
+            Kind::Fixed(n) => self.skip_bytes(n)?,
+            Kind::Str | Kind::Bin => {
                 let len = self.len_of(m)?;
                 self.skip_bytes(u64::from(len))?;
                 self.bytes_skipped += u64::from(len);
             }
-            Marker::FixArray(_) | Marker::Array16 | Marker::Array32 => {
+            Kind::Array => {
                 for _ in 0..self.len_of(m)? {
                     self.skip(depth + 1)?;
                 }
             }
-            Marker::FixMap(_) | Marker::Map16 | Marker::Map32 => {
+            Kind::Map => {
                 for _ in 0..self.len_of(m)? {
                     self.skip(depth + 1)?;
                     self.skip(depth + 1)?;
                 }
             }
-            Marker::FixExt1
-            | Marker::FixExt2
-            | Marker::FixExt4
-            | Marker::FixExt8
-            | Marker::FixExt16
-            | Marker::Ext8
-            | Marker::Ext16
-            | Marker::Ext32 => {
+            Kind::Ext => {
                 let len = self.ext_len(m)?;
                 self.skip_bytes(1 + u64::from(len))?;
             }
-            Marker::Reserved => return Err(ValueError::Msgpack("reserved marker 0xc1".into())),
-            _ => self.skip_bytes(fixed)?,
         }
         Ok(())
     }
+}
+
+/// What follows a marker: the grouping both `value` and `skip` dispatch on.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    /// nil, true, false, fixints: nothing follows
+    Inline,
+    /// an int or float of this many bytes
+    Fixed(u64),
+    Str,
+    Bin,
+    Array,
+    Map,
+    Ext,
+}
+
+fn kind(m: Marker) -> Result<Kind, ValueError> {
+    Ok(match m {
+        Marker::Null | Marker::True | Marker::False | Marker::FixPos(_) | Marker::FixNeg(_) => {
+            Kind::Inline
+        }
+        Marker::U8 | Marker::I8 => Kind::Fixed(1),
+        Marker::U16 | Marker::I16 => Kind::Fixed(2),
+        Marker::U32 | Marker::I32 | Marker::F32 => Kind::Fixed(4),
+        Marker::U64 | Marker::I64 | Marker::F64 => Kind::Fixed(8),
+        Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => Kind::Str,
+        Marker::Bin8 | Marker::Bin16 | Marker::Bin32 => Kind::Bin,
+        Marker::FixArray(_) | Marker::Array16 | Marker::Array32 => Kind::Array,
+        Marker::FixMap(_) | Marker::Map16 | Marker::Map32 => Kind::Map,
+        Marker::FixExt1
+        | Marker::FixExt2
+        | Marker::FixExt4
+        | Marker::FixExt8
+        | Marker::FixExt16
+        | Marker::Ext8
+        | Marker::Ext16
+        | Marker::Ext32 => Kind::Ext,
+        Marker::Reserved => return Err(ValueError::Msgpack("reserved marker 0xc1".into())),
+    })
 }
 
 #[cfg(test)]

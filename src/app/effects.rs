@@ -326,7 +326,7 @@ impl<'g> Runtime<'g> {
     }
 
     /// Whether another process changed the DB since the last look (its own effects do not
-    /// count: [`Runtime::run`] looks again after each). A read-only store opened `immutable`
+    /// count: the app calls [`Runtime::mark_seen`] after each dispatch). A read-only store opened `immutable`
     /// is opened again on any change (then no longer immutable if a writer keeps a `-wal`).
     pub fn external_change(&mut self) -> bool {
         let Ok(now) = self.store.stamp() else {
@@ -346,14 +346,14 @@ impl<'g> Runtime<'g> {
         !first
     }
 
-    /// Run one effect; its results come back as actions.
-    pub fn run(&mut self, effect: Effect) -> Vec<Action> {
-        let out = self.run_effect(effect);
+    /// Take the DB as it is now as seen: what this process's own effects wrote is not an
+    /// external change.
+    pub fn mark_seen(&mut self) {
         self.stamp = self.store.stamp().ok();
-        out
     }
 
-    fn run_effect(&mut self, effect: Effect) -> Vec<Action> {
+    /// Run one effect; its results come back as actions.
+    pub fn run(&mut self, effect: Effect) -> Vec<Action> {
         match effect {
             Effect::Startup { thread } => self.startup(thread),
             Effect::LoadThreads => match self.threads() {

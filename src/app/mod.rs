@@ -63,6 +63,7 @@ impl<'g> App<'g> {
                 queue.extend(self.rt.run(e));
             }
         }
+        self.rt.mark_seen();
     }
 
     fn run_effects(&mut self, effects: Vec<Effect>) {
@@ -71,6 +72,7 @@ impl<'g> App<'g> {
                 self.dispatch(a);
             }
         }
+        self.rt.mark_seen();
     }
 
     /// Between key presses: if another process wrote to the DB, reload what is shown (live

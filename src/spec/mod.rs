@@ -53,17 +53,13 @@ fn load_text(
     let shown = path.display().to_string();
     let spec = GraphSpec::parse(&shown, text)?;
     let (code_file, source) = match (&spec.code_file, &spec.code_inline) {
-        (Some(f), _) if star.is_some() => (
-            path.parent()
-                .unwrap_or(Path::new("."))
-                .join(f)
-                .display()
-                .to_string(),
-            star.unwrap_or_default().to_string(),
-        ),
         (Some(f), _) => {
             let p = path.parent().unwrap_or(Path::new(".")).join(f);
-            let src = std::fs::read_to_string(&p).map_err(|e| SpecError {
+            let src = match star {
+                Some(given) => Ok(given.to_string()),
+                None => std::fs::read_to_string(&p),
+            }
+            .map_err(|e| SpecError {
                 file: shown.clone(),
                 path: "code".into(),
                 message: format!("cannot read {}: {e}", p.display()),

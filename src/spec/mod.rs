@@ -2,6 +2,7 @@
 //! both with every reference checked.
 
 pub mod model;
+pub mod reads;
 pub mod starlark;
 
 use self::starlark::{Callable, StarlarkCode};

@@ -261,21 +261,26 @@ enum CallArg<'a> {
 }
 
 impl CallArg<'_> {
-    fn to_star<'v>(&self, heap: Heap<'v>) -> Value<'v> {
+    /// The Starlark value; a state dict holds only the keys in `only` when that is given (the
+    /// function provably reads no others: see `spec::reads`).
+    fn to_star<'v>(&self, heap: Heap<'v>, only: Option<&[String]>) -> Value<'v> {
         match self {
             CallArg::Value(v) => to_star(heap, v),
             CallArg::Input(NodeInput::Value(v)) => to_star(heap, v),
             CallArg::Input(NodeInput::State(entries)) => {
-                heap.alloc(AllocDict(entries.iter().map(|(k, a)| {
-                    let v = match a {
-                        Arg::Ref(v) => to_star(heap, v),
-                        Arg::Owned(v) => to_star(heap, v),
-                        Arg::Concat(a, b) => heap.alloc(AllocList(
-                            a.iter().chain(b.iter()).map(|x| to_star(heap, x)),
-                        )),
-                    };
-                    (*k, v)
-                })))
+                let seen = |k: &str| only.is_none_or(|o| o.iter().any(|x| x == k));
+                heap.alloc(AllocDict(entries.iter().filter(|(k, _)| seen(k)).map(
+                    |(k, a)| {
+                        let v = match a {
+                            Arg::Ref(v) => to_star(heap, v),
+                            Arg::Owned(v) => to_star(heap, v),
+                            Arg::Concat(a, b) => heap.alloc(AllocList(
+                                a.iter().chain(b.iter()).map(|x| to_star(heap, x)),
+                            )),
+                        };
+                        (*k, v)
+                    },
+                )))
             }
         }
     }
@@ -441,6 +446,8 @@ pub fn from_star(v: Value) -> Result<RValue, String> {
 /// A loaded Starlark module holding a graph's functions.
 pub struct StarlarkCode {
     module: FrozenModule,
+    /// Per function: the only state keys it reads (`spec::reads`), when that is provable.
+    reads: std::collections::HashMap<String, Vec<String>>,
     pub max_ticks: u64,
     pub max_heap: usize,
 }
@@ -459,6 +466,7 @@ impl StarlarkCode {
         let globals = globals();
         let ast =
             AstModule::parse(file, source.to_owned(), &dialect()).map_err(|e| format_error(&e))?;
+        let reads = super::reads::state_reads(&ast);
         let module = Module::with_temp_heap(|module| -> starlark::Result<FrozenModule> {
             {
                 let mut eval = Evaluator::new(&module);
@@ -471,6 +479,7 @@ impl StarlarkCode {
         .map_err(|e| format_error(&e))?;
         Ok(StarlarkCode {
             module,
+            reads,
             max_ticks: MAX_TICKS,
             max_heap: MAX_HEAP_BYTES,
         })
@@ -526,7 +535,11 @@ impl StarlarkCode {
                     HeapGuard { max: max_heap },
                 )));
                 let fv = module.heap().access_owned_frozen_value(&f);
-                let argv: Vec<Value> = args.iter().map(|a| a.to_star(module.heap())).collect();
+                let only = self.reads.get(func).map(Vec::as_slice);
+                let argv: Vec<Value> = args
+                    .iter()
+                    .map(|a| a.to_star(module.heap(), only))
+                    .collect();
                 let out = eval.eval_function(fv, &argv, &[]);
                 let ticks = eval.get_total_tick_count();
                 match out {

@@ -17,6 +17,9 @@ pub struct State {
     pub channel_versions: Vec<(String, Version)>,
     pub versions_seen: Vec<(String, Vec<(String, Version)>)>,
     pub updated_channels: Option<Vec<String>>,
+    /// The size of the last blob made from this state: the next one is about as big (a list
+    /// channel only grows), so its buffer starts there instead of doubling its way up.
+    pub blob_len: std::cell::Cell<usize>,
 }
 
 impl State {
@@ -34,6 +37,7 @@ impl State {
             channel_versions: Vec::new(),
             versions_seen: Vec::new(),
             updated_channels: None,
+            blob_len: Default::default(),
         }
     }
 
@@ -114,7 +118,7 @@ impl State {
     /// encoded straight from the channels (no copies).
     pub fn blob(&self, updated_channels: Option<&[String]>) -> Vec<u8> {
         use rmp::encode::{write_array_len, write_map_len, write_nil, write_sint, write_str};
-        let mut buf: Vec<u8> = Vec::with_capacity(512);
+        let mut buf: Vec<u8> = Vec::with_capacity(512.max(self.blob_len.get() + 256));
         let w = &mut buf;
         let versions = |w: &mut Vec<u8>, m: &[(String, Version)]| {
             write_map_len(w, m.len() as u32).unwrap();
@@ -160,6 +164,7 @@ impl State {
             }
             None => write_nil(w).unwrap(),
         }
+        self.blob_len.set(buf.len());
         buf
     }
 }

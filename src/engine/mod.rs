@@ -97,6 +97,10 @@ pub enum NodeError {
     /// `interrupt()` raised GraphInterrupt; the payload is in the task context.
     Interrupt,
     Failed(Failure),
+    /// The node returned `Command(graph=PARENT, ...)`: LangGraph's `ParentCommand` bubbles up to
+    /// the parent graph's task, which applies the command as its own return value. Carries the
+    /// command with `graph` cleared.
+    ParentCommand(rmpv::Value),
 }
 
 /// One state value handed to node code without copying the channel's content.

@@ -166,6 +166,9 @@ pub struct Engine<'g> {
     pub interrupt_before: Breakpoints,
     pub interrupt_after: Breakpoints,
     run: Option<Run>,
+    /// A task of the last step returned `Command(graph=PARENT)` (graph cleared): a subgraph
+    /// engine hands it to its parent task; at the root it ends the run as `ParentCommand`.
+    bubbled: Option<Value>,
 }
 
 struct Reducer<'a>(&'a dyn NodeCode);
@@ -196,6 +199,7 @@ impl<'g> Engine<'g> {
             interrupt_before: graph.interrupt_before.clone(),
             interrupt_after: graph.interrupt_after.clone(),
             run: None,
+            bubbled: None,
         }
     }
 
@@ -684,6 +688,7 @@ impl<'g> Engine<'g> {
         let mut interrupted: Vec<(String, Interrupt)> = Vec::new();
         let mut subgraph_paused = false;
         let mut failed: Option<(String, String)> = None;
+        let mut bubbled: Option<(String, Value)> = None;
         #[allow(clippy::needless_range_loop)]
         for i in 0..tasks.len() {
             if reused.contains(&tasks[i].id) {
@@ -770,6 +775,14 @@ impl<'g> Engine<'g> {
                         }),
                     }
                 }
+                Outcome::ParentCommand(c) => {
+                    // GraphBubbleUp: LangGraph's runner saves nothing for the task
+                    let repr = format!("ParentCommand({})", super::runner::command_repr(&c));
+                    if bubbled.is_none() {
+                        bubbled = Some((name.clone(), c));
+                    }
+                    TaskOutcome::Error(repr)
+                }
                 Outcome::Failed(f) => {
                     let mut w = ex.writes.clone();
                     w.push(("__error__".into(), Value::from(f.repr.as_str())));
@@ -792,6 +805,12 @@ impl<'g> Engine<'g> {
             });
         }
         if let Some((node, repr)) = failed {
+            report.pause = Some(Pause::Error(node, repr));
+            return Ok(report);
+        }
+        if let Some((node, c)) = bubbled {
+            let repr = format!("ParentCommand({})", super::runner::command_repr(&c));
+            self.bubbled = Some(c);
             report.pause = Some(Pause::Error(node, repr));
             return Ok(report);
         }
@@ -856,6 +875,7 @@ impl<'g> Engine<'g> {
             interrupt_before: child.graph.interrupt_before.clone(),
             interrupt_after: child.graph.interrupt_after.clone(),
             run: None,
+            bubbled: None,
         };
         let input = task.node_input(&run.state, self.graph).to_value();
         let failed = |f: super::Failure| Executed {
@@ -876,12 +896,37 @@ impl<'g> Engine<'g> {
                 Err(err) => return failed(super::Failure::new("RuntimeError", &err.to_string())),
             }
         };
+        if let Some(cmd) = e.bubbled.take() {
+            // ParentCommand from inside the subgraph: this task's writers take the command as
+            // if the node had returned it (`run_with_retry`: `for w in task.writers: w.invoke(cmd)`)
+            return match super::runner::writes_for_return(
+                self.graph, &run.state, task, &cmd, self.code, cx,
+            ) {
+                Ok(writes) => Executed {
+                    writes,
+                    outcome: Outcome::Done,
+                    attempts: 1,
+                },
+                Err(super::NodeError::Failed(f)) => failed(f),
+                Err(super::NodeError::ParentCommand(c)) => Executed {
+                    writes: Vec::new(),
+                    outcome: Outcome::ParentCommand(c),
+                    attempts: 1,
+                },
+                Err(super::NodeError::Interrupt) => Executed {
+                    writes: Vec::new(),
+                    outcome: Outcome::Interrupted(cx.interrupt.clone().into_iter().collect()),
+                    attempts: 1,
+                },
+            };
+        }
         match pause {
             Pause::Done => {
                 let out = e.run.as_ref().map(|r| r.state.read_state(&child.graph).to_value()).unwrap_or(Value::Nil);
                 match super::runner::writes_for_return(self.graph, &run.state, task, &out, self.code, cx) {
                     Ok(writes) => Executed { writes, outcome: Outcome::Done, attempts: 1 },
                     Err(super::NodeError::Failed(f)) => failed(f),
+                    Err(super::NodeError::ParentCommand(c)) => Executed { writes: Vec::new(), outcome: Outcome::ParentCommand(c), attempts: 1 },
                     Err(super::NodeError::Interrupt) => Executed {
                         writes: Vec::new(),
                         outcome: Outcome::Interrupted(cx.interrupt.clone().into_iter().collect()),

@@ -17,6 +17,9 @@ use rmpv::Value;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     Done,
+    /// `Command(graph=PARENT)`: nothing is saved for the task; the command (graph cleared) goes
+    /// to the parent graph's task.
+    ParentCommand(Value),
     /// The task's interrupts (a subgraph can raise several; none for a subgraph breakpoint).
     Interrupted(Vec<Interrupt>),
     Failed(Failure),
@@ -91,6 +94,7 @@ pub fn writer_writes(
             "RuntimeError",
             "interrupt() called in a conditional edge during update_state",
         )),
+        Err(NodeError::ParentCommand(c)) => Err(Failure::new("ParentCommand", &command_repr(&c))),
     }
 }
 
@@ -182,6 +186,14 @@ pub fn run_task(
                     attempts,
                 }
             }
+            // a GraphBubbleUp: not retried, no ERROR row
+            Err(NodeError::ParentCommand(c)) => {
+                return Executed {
+                    writes: Vec::new(),
+                    outcome: Outcome::ParentCommand(c),
+                    attempts,
+                };
+            }
             Err(NodeError::Interrupt) => {
                 let it = cx.interrupt.clone().expect("interrupt sets its payload");
                 return Executed {
@@ -224,6 +236,55 @@ fn command_fields(v: &Value) -> Option<Vec<(String, Value)>> {
         ),
         _ => None,
     }
+}
+
+/// The first `Command(graph=PARENT)` in a node's return value, with `graph` cleared (LangGraph
+/// re-targets it at the parent's namespace, where it is an ordinary command).
+fn parent_command(ret: &Value) -> Option<Value> {
+    let items = match ret {
+        Value::Array(a) => a.as_slice(),
+        v => std::slice::from_ref(v),
+    };
+    items.iter().find_map(|v| {
+        let f = command_fields(v)?;
+        (field(&f, "graph").as_str() == Some("__parent__")).then(|| {
+            let fields = f
+                .into_iter()
+                .map(|(k, v)| {
+                    let v = if k == "graph" { Value::Nil } else { v };
+                    (Value::from(k), v)
+                })
+                .collect();
+            crate::value::ext::constructor(
+                2,
+                "langgraph.types",
+                "Command",
+                Value::Map(fields),
+                None,
+            )
+        })
+    })
+}
+
+/// `repr(command)`: Python's `Command.__repr__` lists the truthy fields in declaration order.
+pub fn command_repr(cmd: &Value) -> String {
+    let f = command_fields(cmd).unwrap_or_default();
+    let truthy = |v: &Value| match v {
+        Value::Nil => false,
+        Value::Boolean(b) => *b,
+        Value::Integer(i) => i.as_i64() != Some(0),
+        Value::F64(x) => *x != 0.0,
+        Value::String(s) => !s.as_bytes().is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Map(m) => !m.is_empty(),
+        _ => true,
+    };
+    let parts: Vec<String> = ["graph", "update", "resume", "goto"]
+        .iter()
+        .filter(|k| truthy(field(&f, k)))
+        .map(|k| format!("{k}={}", py_repr_value(field(&f, k))))
+        .collect();
+    format!("Command({})", parts.join(", "))
 }
 
 fn field<'a>(fields: &'a [(String, Value)], k: &str) -> &'a Value {
@@ -299,10 +360,8 @@ fn control_writes(ret: &Value) -> Result<Vec<(String, Value)>, Failure> {
         v => command_fields(v).into_iter().collect(),
     };
     let mut out = Vec::new();
+    // a Command(graph=PARENT) never gets here: node_writes hands it up first
     for c in commands {
-        if field(&c, "graph").as_str() == Some("__parent__") {
-            return Err(invalid_update("There is no parent graph"));
-        }
         let goto = field(&c, "goto");
         let targets: Vec<Value> = match goto {
             Value::Array(a) => a.clone(),
@@ -389,6 +448,10 @@ fn node_writes(
     writes: &mut Vec<(String, Value)>,
 ) -> Result<(), NodeError> {
     let fail = NodeError::Failed;
+    if let Some(c) = parent_command(ret) {
+        // `_control_branch` raises ParentCommand before any edge is taken
+        return Err(NodeError::ParentCommand(c));
+    }
     writes.extend(get_updates(graph, ret).map_err(fail)?);
     writes.extend(control_writes(ret).map_err(fail)?);
     let node = graph.node(&task.name).unwrap();

@@ -654,6 +654,7 @@ impl NodeCode for StarlarkCode {
         .map_err(|e| match e {
             NodeError::Failed(f) => f.repr,
             NodeError::Interrupt => "interrupt() cannot be called in a reducer".into(),
+            NodeError::ParentCommand(_) => "a reducer cannot return Command(graph=PARENT)".into(),
         })
     }
 }

@@ -264,6 +264,12 @@ fn spec_errors_are_located_and_nothing_is_written() {
         "duplicate node \"a\"",
     );
     case(
+        "bad_defer",
+        &base(r#"[{"name": "a", "defer": "yes"}]"#, r#"[["__start__", "a"]]"#),
+        Some("def a(s):\n    return {}\n"),
+        "nodes[0].defer: expected true or false, got a string",
+    );
+    case(
         "unknown_key",
         r#"{"name": "g", "nodez": []}"#,
         None,

@@ -143,9 +143,28 @@ pub fn apply_writes(
                 }
             }
         }
-        // finish(): no channel kind we compile has a finish step (deferred nodes are not modelled)
+        // (tentatively) the last superstep: notify every channel of finish (deferred nodes)
+        let triggers_a_node = |c: &str| {
+            graph
+                .nodes
+                .iter()
+                .any(|n| n.triggers.iter().any(|t| t == c))
+        };
+        if !updated.iter().any(|c| triggers_a_node(c)) {
+            let mut finished: Vec<(String, bool)> = Vec::new();
+            for ch in state.channels.iter_mut() {
+                if ch.finish() {
+                    finished.push((ch.name.clone(), ch.is_available()));
+                }
+            }
+            for (name, avail) in finished {
+                state.set_version(&name, next.clone());
+                if avail && !updated.contains(&name) {
+                    updated.push(name);
+                }
+            }
+        }
     }
-    let _ = graph;
     updated.sort();
     Ok(updated)
 }

@@ -31,6 +31,10 @@ pub enum ChannelKind {
     Tasks,
     /// `join:a+b:c`: `NamedBarrierValue`.
     Barrier { names: Vec<String> },
+    /// `branch:to:X` of a deferred node: `LastValueAfterFinish` (available only after `finish()`).
+    AfterFinish,
+    /// `join:a+b:X` into a deferred node: `NamedBarrierValueAfterFinish`.
+    BarrierAfterFinish { names: Vec<String> },
 }
 
 /// A channel's current content.
@@ -52,6 +56,19 @@ pub struct Channel {
     pub name: String,
     pub kind: ChannelKind,
     pub content: Content,
+    /// The `finished` flag of the after-finish kinds.
+    pub finished: bool,
+}
+
+/// A Python `set` of names, as the checkpoint stores it.
+fn set_value(seen: &[String]) -> Value {
+    constructor(
+        0,
+        "builtins",
+        "set",
+        Value::Array(seen.iter().map(|s| Value::from(s.as_str())).collect()),
+        None,
+    )
 }
 
 /// Python's `operator.add` on msgpack values.
@@ -87,13 +104,16 @@ impl Channel {
                 default: Some(d), ..
             } => Content::Value(d.clone()),
             ChannelKind::Tasks => Content::Topic(Vec::new()),
-            ChannelKind::Barrier { .. } => Content::Seen(Vec::new()),
+            ChannelKind::Barrier { .. } | ChannelKind::BarrierAfterFinish { .. } => {
+                Content::Seen(Vec::new())
+            }
             _ => Content::Missing,
         };
         Channel {
             name: name.to_string(),
             kind,
             content,
+            finished: false,
         }
     }
 
@@ -105,6 +125,19 @@ impl Channel {
                 _ => Content::Topic(Vec::new()),
             },
             ChannelKind::Barrier { .. } => Content::Seen(set_items(v)),
+            // after-finish kinds checkpoint as a (content, finished) tuple
+            ChannelKind::AfterFinish | ChannelKind::BarrierAfterFinish { .. } => {
+                let (inner, fin) = match v {
+                    Value::Array(a) if a.len() == 2 => (&a[0], a[1].as_bool().unwrap_or(false)),
+                    other => (other, false),
+                };
+                self.finished = fin;
+                if matches!(self.kind, ChannelKind::AfterFinish) {
+                    Content::Value(inner.clone())
+                } else {
+                    Content::Seen(set_items(inner))
+                }
+            }
             _ => Content::Value(v.clone()),
         };
     }
@@ -114,6 +147,10 @@ impl Channel {
             (_, Content::Missing) => false,
             (ChannelKind::Tasks, Content::Topic(t)) => !t.is_empty(),
             (ChannelKind::Barrier { names }, Content::Seen(seen)) => same_set(names, seen),
+            (ChannelKind::AfterFinish, _) => self.finished,
+            (ChannelKind::BarrierAfterFinish { names }, Content::Seen(seen)) => {
+                self.finished && same_set(names, seen)
+            }
             _ => true,
         }
     }
@@ -141,24 +178,30 @@ impl Channel {
     /// `checkpoint()` without copying a plain value.
     pub fn checkpoint_ref(&self) -> Option<std::borrow::Cow<'_, Value>> {
         match &self.content {
-            Content::Value(v) => Some(std::borrow::Cow::Borrowed(v)),
+            Content::Value(v) if !matches!(self.kind, ChannelKind::AfterFinish) => {
+                Some(std::borrow::Cow::Borrowed(v))
+            }
             _ => self.checkpoint().map(std::borrow::Cow::Owned),
         }
     }
 
     /// `checkpoint()`: `None` is MISSING (not stored).
     pub fn checkpoint(&self) -> Option<Value> {
+        let fin = Value::Boolean(self.finished);
+        match (&self.kind, &self.content) {
+            (ChannelKind::AfterFinish, Content::Value(v)) => {
+                return Some(Value::Array(vec![v.clone(), fin]))
+            }
+            (ChannelKind::BarrierAfterFinish { .. }, Content::Seen(seen)) => {
+                return Some(Value::Array(vec![set_value(seen), fin]))
+            }
+            _ => {}
+        }
         match &self.content {
             Content::Missing => None,
             Content::Value(v) => Some(v.clone()),
             Content::Topic(t) => Some(Value::Array(t.clone())),
-            Content::Seen(seen) => Some(constructor(
-                0,
-                "builtins",
-                "set",
-                Value::Array(seen.iter().map(|s| Value::from(s.as_str())).collect()),
-                None,
-            )),
+            Content::Seen(seen) => Some(set_value(seen)),
         }
     }
 
@@ -274,7 +317,15 @@ impl Channel {
                 }
                 Ok(updated)
             }
-            ChannelKind::Barrier { names } => {
+            ChannelKind::AfterFinish => {
+                let Some(last) = values.last() else {
+                    return Ok(false);
+                };
+                self.finished = false;
+                self.content = Content::Value(last.clone());
+                Ok(true)
+            }
+            ChannelKind::Barrier { names } | ChannelKind::BarrierAfterFinish { names } => {
                 let names = names.clone();
                 let Content::Seen(seen) = &mut self.content else {
                     unreachable!()
@@ -299,13 +350,40 @@ impl Channel {
 
     /// `consume()`: only barriers reset after their node ran.
     pub fn consume(&mut self) -> bool {
-        if let (ChannelKind::Barrier { names }, Content::Seen(seen)) =
-            (&self.kind, &mut self.content)
-        {
-            if same_set(names, seen) {
+        match (&self.kind, &mut self.content) {
+            (ChannelKind::Barrier { names }, Content::Seen(seen)) if same_set(names, seen) => {
                 seen.clear();
-                return true;
+                true
             }
+            (ChannelKind::BarrierAfterFinish { names }, Content::Seen(seen))
+                if self.finished && same_set(names, seen) =>
+            {
+                self.finished = false;
+                seen.clear();
+                true
+            }
+            (ChannelKind::AfterFinish, _) if self.finished => {
+                self.finished = false;
+                self.content = Content::Missing;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `finish()`: the run is about to end; an after-finish channel holding a value (or a full
+    /// barrier) becomes available. Returns whether it changed.
+    pub fn finish(&mut self) -> bool {
+        let ready = match (&self.kind, &self.content) {
+            (ChannelKind::AfterFinish, Content::Value(_)) => true,
+            (ChannelKind::BarrierAfterFinish { names }, Content::Seen(seen)) => {
+                same_set(names, seen)
+            }
+            _ => false,
+        };
+        if ready && !self.finished {
+            self.finished = true;
+            return true;
         }
         false
     }

@@ -83,7 +83,13 @@ impl Graph {
         }];
         for n in &spec.nodes {
             let ch = format!("branch:to:{}", n.name);
-            channels.push((ch.clone(), ChannelKind::Ephemeral { guard: false }));
+            // a deferred node's trigger is a LastValueAfterFinish
+            let kind = if n.defer {
+                ChannelKind::AfterFinish
+            } else {
+                ChannelKind::Ephemeral { guard: false }
+            };
+            channels.push((ch.clone(), kind));
             nodes.push(Node {
                 name: n.name.clone(),
                 func: Some(n.func.clone()),
@@ -111,10 +117,14 @@ impl Graph {
                 continue;
             }
             let ch = format!("join:{}:{}", e.sources.join("+"), e.target);
+            let names = e.sources.clone();
+            let deferred = spec.nodes.iter().any(|n| n.name == e.target && n.defer);
             channels.push((
                 ch.clone(),
-                ChannelKind::Barrier {
-                    names: e.sources.clone(),
+                if deferred {
+                    ChannelKind::BarrierAfterFinish { names }
+                } else {
+                    ChannelKind::Barrier { names }
                 },
             ));
             let t = node_mut(&mut nodes, &e.target);

@@ -79,6 +79,8 @@ pub struct NodeSpec {
     pub retry: Option<RetrySpec>,
     /// Path of a child spec, for subgraph nodes.
     pub subgraph: Option<String>,
+    /// `add_node(..., defer=True)`: runs only when nothing else is left to run.
+    pub defer: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -513,13 +515,14 @@ fn parse_nodes(cx: &Ctx, j: Option<&Json>) -> Result<Vec<NodeSpec>, SpecError> {
                 func: s.clone(),
                 retry: None,
                 subgraph: None,
+                defer: false,
             },
             Json::Object(o) => {
                 for k in o.keys() {
-                    if !["name", "fn", "retry", "subgraph"].contains(&k.as_str()) {
+                    if !["name", "fn", "retry", "subgraph", "defer"].contains(&k.as_str()) {
                         return Err(cx.err(
                             &format!("{path}.{k}"),
-                            "unknown key (expected name, fn, retry, subgraph)",
+                            "unknown key (expected name, fn, retry, subgraph, defer)",
                         ));
                     }
                 }
@@ -557,11 +560,22 @@ fn parse_nodes(cx: &Ctx, j: Option<&Json>) -> Result<Vec<NodeSpec>, SpecError> {
                         ))
                     }
                 };
+                let defer = match o.get("defer") {
+                    None => false,
+                    Some(Json::Bool(b)) => *b,
+                    Some(other) => {
+                        return Err(cx.err(
+                            &format!("{path}.defer"),
+                            format!("expected true or false, got {}", kind(other)),
+                        ))
+                    }
+                };
                 NodeSpec {
                     name,
                     func,
                     retry,
                     subgraph,
+                    defer,
                 }
             }
             other => {

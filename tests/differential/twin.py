@@ -509,10 +509,11 @@ def build_graph(spec_path, checkpointer, seed=0, interrupt_before=None, interrup
                 return _star(state)
 
             action.__name__ = getattr(star, "__name__", name)
+        extra = {"defer": True} if n.get("defer") else {}
         if retry is not None:
-            builder.add_node(name, action, retry_policy=retry)
+            builder.add_node(name, action, retry_policy=retry, **extra)
         else:
-            builder.add_node(name, action)
+            builder.add_node(name, action, **extra)
 
     for src, dst in spec.get("edges") or []:
         if isinstance(src, list):

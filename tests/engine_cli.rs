@@ -265,7 +265,10 @@ fn spec_errors_are_located_and_nothing_is_written() {
     );
     case(
         "bad_defer",
-        &base(r#"[{"name": "a", "defer": "yes"}]"#, r#"[["__start__", "a"]]"#),
+        &base(
+            r#"[{"name": "a", "defer": "yes"}]"#,
+            r#"[["__start__", "a"]]"#,
+        ),
         Some("def a(s):\n    return {}\n"),
         "nodes[0].defer: expected true or false, got a string",
     );

@@ -574,6 +574,8 @@ def run_graph(name: str, repo: str, out: str, superstep: str, report: dict) -> N
         with open(os.path.join(out, f"{name}.{direction}.events.json"), "w", encoding="utf-8") as f:
             json.dump(events, f, indent=1, ensure_ascii=False)
             f.write("\n")
+        if not compared:  # every split skipped, or no thread long enough to split: no mixed DB
+            continue
         report["manifest"].append({
             "graph": name, "direction": direction,
             "mixed_db": os.path.basename(mixed_path), "pure_db": os.path.basename(pure_path),

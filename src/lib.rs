@@ -8,6 +8,7 @@ pub mod ids;
 pub mod inspect;
 pub mod lint;
 pub mod snapshot;
+pub mod source;
 pub mod spec;
 pub mod store;
 pub mod tui;

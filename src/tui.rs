@@ -91,9 +91,8 @@ pub fn run(
                 Some(d) => d.clone(),
                 None => default_graph_db(&lg),
             };
-            let mut rt = Runtime::debug(&db, &lg, ids(&o))?;
-            rt.seed = o.seed;
-            let app = App::debug(rt, &lg);
+            let rt = Runtime::spec(&db, &lg, ids(&o), o.seed)?;
+            let app = App::debug(rt);
             session(app, &o, out)
         }
         None => {

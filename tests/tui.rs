@@ -50,7 +50,7 @@ impl Session {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("tui.sqlite");
         let rt = Runtime::debug(&db, lg, Box::new(FixedIds::new(CLOCK, 0))).unwrap();
-        let mut app = App::debug(rt, lg);
+        let mut app = App::debug(rt);
         redact(&mut app, lg);
         app.start(None);
         Session {

@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
     let lg = graph();
     let ids = Box::new(FixedIds::new(1_796_207_639_000_000_000, 7));
     let rt = Runtime::debug(&db, lg, ids).expect("runtime opens");
-    let mut app = App::debug(rt, lg);
+    let mut app = App::debug(rt);
     app.start(None);
     for k in keys.into_iter().take(64) {
         if app.state.quit {

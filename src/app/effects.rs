@@ -1,6 +1,6 @@
 //! The one place Effects run: the store is read through the inspector (`inspect::Thread`), the
-//! graph is stepped through the engine (`engine::pregel::Engine`), and every result comes back
-//! as Actions for `update`.
+//! graph is driven through the graph-source seam (`source::GraphSource`: the spec engine, or a
+//! Python graph through the bridge), and every result comes back as Actions for `update`.
 
 use super::action::{
     Action, Breaks, CheckpointData, Effect, HistoryEntry, ResumeArg, RunKind, RunResult,
@@ -8,18 +8,18 @@ use super::action::{
 };
 use super::state::ThreadRow;
 use super::update::{checkpoint_view, history_entry, hit_label, hits_in};
-use crate::engine::clock::{IdSource, SystemIds};
+use crate::engine::clock::IdSource;
 use crate::engine::update_state::AsNode;
-use crate::engine::{Engine, EngineError, Input, StepReport};
+use crate::engine::Input;
 use crate::inspect::{InspectError, Thread};
 use crate::snapshot::topology::Topology;
+use crate::source::spec::SpecSource;
+use crate::source::{GraphSource, RunOutcome, RunRequest, SourceError, Start};
 use crate::spec::LoadedGraph;
 use crate::store::{Mode, Stamp, Store};
 use crate::value::from_view;
 use serde_json::Value as Json;
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
 /// Checkpoints loaded per history page (newest first); older pages load as the selection nears
 /// the end of what is loaded (or all at once on `G`).
@@ -27,69 +27,20 @@ pub const HISTORY_PAGE: usize = 200;
 /// Threads listed at most.
 pub const THREAD_LIMIT: usize = 10_000;
 
-/// One clock and id stream shared by every engine the session creates (a new engine per thread
-/// must not restart the clock: checkpoint ids are time-ordered).
-#[derive(Clone)]
-pub struct SharedIds(Rc<RefCell<Box<dyn IdSource>>>);
-
-impl SharedIds {
-    pub fn new(ids: Box<dyn IdSource>) -> Self {
-        SharedIds(Rc::new(RefCell::new(ids)))
-    }
-}
-
-impl IdSource for SharedIds {
-    fn now_ns(&mut self) -> u128 {
-        self.0.borrow_mut().now_ns()
-    }
-    fn node_bits(&mut self) -> u64 {
-        self.0.borrow_mut().node_bits()
-    }
-    fn fraction(&mut self) -> f64 {
-        self.0.borrow_mut().fraction()
-    }
-}
-
 pub struct Runtime<'g> {
     db: PathBuf,
-    graph: Option<&'g LoadedGraph>,
-    topology: Option<Topology>,
+    /// The graph being debugged; `None`: read-only inspection.
+    source: Option<Box<dyn GraphSource + 'g>>,
     /// Reads (a second connection in debug mode; read-only in inspect mode).
     store: Store,
-    engine: Option<Engine<'g>>,
-    ids: SharedIds,
-    pub seed: u64,
     /// The DB as of the last look: changes since then came from another process.
     stamp: Option<Stamp>,
+    /// A run begun and not yet finished: why it was started and on which thread.
+    running: Option<(RunKind, String)>,
 }
 
-fn engine_error(e: &EngineError) -> Action {
-    let hint = match e {
-        EngineError::MultiplePendingInterrupts { pending } => format!(
-            "{} interrupts are pending ({}): LangGraph needs each answer keyed by interrupt id — press r and answer them one by one, or :resume ID=JSON",
-            pending.len(),
-            pending
-                .iter()
-                .map(|p| p[..p.len().min(8)].to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        EngineError::EmptyInput(_) => {
-            "there is nothing to run with this input (no pending task and no new input)".into()
-        }
-        EngineError::UnknownInterrupt { .. } => {
-            "that interrupt is not pending any more: check the Interrupts pane".into()
-        }
-        EngineError::UnknownCheckpoint(_) => "pick a checkpoint listed in History".into(),
-        EngineError::InvalidUpdate(_) | EngineError::Update(_) => {
-            "the update does not fit the graph: pick as_node explicitly (u, then ↑/↓) or check the keys".into()
-        }
-        EngineError::Reducer { .. } => "a reducer rejected the value: check its type".into(),
-        EngineError::Store(_) | EngineError::Sqlite(_) => {
-            "the checkpoint file could not be read or written".into()
-        }
-        _ => String::new(),
-    };
+fn source_error(e: &SourceError) -> Action {
+    let hint = e.hint();
     let error = e.to_string();
     // the docs link does not fit a status line
     let error = match error.split_once(" Docs: ") {
@@ -119,37 +70,61 @@ impl<'g> Runtime<'g> {
         let store = Store::open(db, Mode::ReadOnly).map_err(|e| e.to_string())?;
         Ok(Runtime {
             db: db.to_path_buf(),
-            graph: None,
-            topology: None,
+            source: None,
             store,
-            engine: None,
-            ids: SharedIds::new(Box::new(SystemIds::default())),
-            seed: 0,
             stamp: None,
+            running: None,
         })
     }
 
-    /// A graph spec stepped on `db` (created when missing).
+    /// A graph spec stepped on `db` (created when missing) by superstep's engine.
     pub fn debug(
         db: &Path,
         graph: &'g LoadedGraph,
         ids: Box<dyn IdSource>,
+    ) -> Result<Self, String> {
+        Self::spec(db, graph, ids, 0)
+    }
+
+    /// [`Runtime::debug`] with a seed for the spec's `random()` & co.
+    pub fn spec(
+        db: &Path,
+        graph: &'g LoadedGraph,
+        ids: Box<dyn IdSource>,
+        seed: u64,
     ) -> Result<Self, String> {
         if db.exists() {
             // refuse a file that is not a checkpoint DB before opening it for writing
             Store::open(db, Mode::ReadOnly).map_err(|e| e.to_string())?;
         }
         let store = Store::open(db, Mode::ReadWrite).map_err(|e| e.to_string())?;
+        let mut src = SpecSource::new(graph, db).with_ids(ids);
+        src.seed = seed;
         Ok(Runtime {
             db: db.to_path_buf(),
-            graph: Some(graph),
-            topology: Some(graph.graph.topology()),
+            source: Some(Box::new(src)),
             store,
-            engine: None,
-            ids: SharedIds::new(ids),
-            seed: 0,
             stamp: None,
+            running: None,
         })
+    }
+
+    /// Any graph source on `db`, which the source has already created (a Python graph: the
+    /// bridge's SqliteSaver made the schema). Reads go through a read-only connection.
+    pub fn with_source(db: &Path, source: Box<dyn GraphSource + 'g>) -> Result<Self, String> {
+        let store = Store::open(db, Mode::ReadOnly).map_err(|e| e.to_string())?;
+        Ok(Runtime {
+            db: db.to_path_buf(),
+            source: Some(source),
+            store,
+            stamp: None,
+            running: None,
+        })
+    }
+
+    /// The graph being debugged (`None`: inspection).
+    pub fn source(&self) -> Option<&(dyn GraphSource + 'g)> {
+        self.source.as_deref()
     }
 
     pub fn db(&self) -> &Path {
@@ -191,24 +166,22 @@ impl<'g> Runtime<'g> {
             .map(|t| t.id.clone())
     }
 
-    fn engine_for(&mut self, thread: &str) -> Result<&mut Engine<'g>, Action> {
-        let Some(lg) = self.graph else {
+    /// The graph source, or the read-only refusal.
+    fn source_mut(&mut self) -> Result<&mut (dyn GraphSource + 'g), Action> {
+        let Some(src) = self.source.as_deref_mut() else {
             return Err(Action::Failed {
                 error: "read-only inspect mode".into(),
                 hint: "stepping needs a graph spec".into(),
             });
         };
-        let fresh = self.engine.as_ref().is_none_or(|e| e.thread_id != thread);
-        if fresh {
-            let store = Store::open(&self.db, Mode::ReadWrite).map_err(|e| Action::Failed {
-                error: e.to_string(),
-                hint: String::new(),
-            })?;
-            let mut e = Engine::for_graph(lg, store, thread).with_ids(Box::new(self.ids.clone()));
-            e.seed = self.seed;
-            self.engine = Some(e);
+        if let Some(why) = src.gone() {
+            return Err(Action::Failed {
+                error: why,
+                hint: "the file stays open read-only: quit and start superstep again to step"
+                    .into(),
+            });
         }
-        Ok(self.engine.as_mut().unwrap())
+        Ok(src)
     }
 
     fn checkpoint_data(
@@ -229,17 +202,9 @@ impl<'g> Runtime<'g> {
     }
 
     /// The topology of the graph whose checkpoints live in `ns` (`a:id|b:id`: child `a`'s
-    /// child `b`); `None` without a spec or for a namespace the spec does not know.
+    /// child `b`); `None` without a graph or for a namespace the graph does not know.
     fn topology_for(&self, ns: &str) -> Option<Topology> {
-        if ns.is_empty() {
-            return self.topology.clone();
-        }
-        let mut lg = self.graph?;
-        for seg in ns.split('|') {
-            let name = seg.split(':').next().unwrap_or(seg);
-            lg = lg.children.get(name)?;
-        }
-        Some(lg.graph.topology())
+        self.source.as_ref()?.topology(ns)
     }
 
     /// Whether a thread has something left to run or answer.
@@ -418,11 +383,15 @@ impl<'g> Runtime<'g> {
                 }],
                 Err(e) => vec![inspect_error(e)],
             },
-            Effect::Step { thread, n, breaks } => {
-                self.drive(&thread, RunKind::Step(n), None, breaks, Some(n as usize))
-            }
+            Effect::Step { thread, n, breaks } => self.drive(
+                &thread,
+                RunKind::Step(n),
+                Start::Continue,
+                breaks,
+                Some(n as usize),
+            ),
             Effect::Continue { thread, breaks } => {
-                self.drive(&thread, RunKind::Continue, None, breaks, None)
+                self.drive(&thread, RunKind::Continue, Start::Continue, breaks, None)
             }
             Effect::Resume {
                 thread,
@@ -448,7 +417,10 @@ impl<'g> Runtime<'g> {
                 self.drive(
                     &thread,
                     RunKind::Resume,
-                    Some((input, None)),
+                    Start::Fresh {
+                        input,
+                        checkpoint: None,
+                    },
                     breaks,
                     Some(1),
                 )
@@ -460,7 +432,10 @@ impl<'g> Runtime<'g> {
             } => self.drive(
                 &thread,
                 RunKind::TimeTravel,
-                Some((Input::Continue, Some(checkpoint))),
+                Start::Fresh {
+                    input: Input::Continue,
+                    checkpoint: Some(checkpoint),
+                },
                 breaks,
                 Some(0),
             ),
@@ -479,17 +454,16 @@ impl<'g> Runtime<'g> {
                     }
                 };
                 let label = as_node.clone().unwrap_or_else(|| "(inferred)".into());
-                let e = match self.engine_for(&thread) {
-                    Ok(e) => e,
+                let src = match self.source_mut() {
+                    Ok(s) => s,
                     Err(a) => return vec![a],
                 };
-                let r = e.update_state(
+                let r = src.update_state(
+                    &thread,
                     checkpoint.as_deref(),
                     values,
                     AsNode::parse(as_node.as_deref()),
                 );
-                // a run in progress is stale after an update: the next step starts afresh
-                self.engine = None;
                 match r {
                     Ok(id) => {
                         let mut out = vec![Action::StateUpdated {
@@ -499,7 +473,7 @@ impl<'g> Runtime<'g> {
                         out.extend(self.reload(&thread, Some(&id)));
                         out
                     }
-                    Err(e) => vec![engine_error(&e)],
+                    Err(e) => vec![source_error(&e)],
                 }
             }
             Effect::NewThread { thread, input } => {
@@ -507,12 +481,23 @@ impl<'g> Runtime<'g> {
                     Ok(v) => v,
                     Err(a) => return vec![a],
                 };
-                let e = match self.engine_for(&thread) {
-                    Ok(e) => e,
+                let src = match self.source_mut() {
+                    Ok(s) => s,
                     Err(a) => return vec![a],
                 };
-                if let Err(err) = e.start(Input::Value(v), None) {
-                    return vec![engine_error(&err)];
+                let shape = src.shape();
+                let req = RunRequest {
+                    thread: thread.clone(),
+                    start: Start::Fresh {
+                        input: Input::Value(v),
+                        checkpoint: None,
+                    },
+                    steps: Some(0),
+                    before: shape.interrupt_before.clone(),
+                    after: shape.interrupt_after.clone(),
+                };
+                if let Some(err) = src.run(req).error {
+                    return vec![source_error(&err)];
                 }
                 let mut out = self.reload(&thread, None);
                 out.push(Action::Info(format!(
@@ -572,18 +557,19 @@ impl<'g> Runtime<'g> {
             Some(t) => Some(t.clone()),
             // debugging a graph: resume the most recent thread if it can still move; otherwise
             // start a fresh one with the spec's input, so n / c step straight away
-            None if self.graph.is_some() => {
+            None if self.source.is_some() => {
                 Self::most_recent(&threads).filter(|t| self.in_progress(t))
             }
             None => Self::most_recent(&threads),
         };
-        match (pick, self.graph) {
+        let input = self.source.as_ref().map(|s| s.shape().input.clone());
+        match (pick, input) {
             (Some(t), _) if exists(&t) => {
                 let mut out = vec![Action::ThreadsLoaded(threads)];
                 out.extend(self.reload(&t, None).into_iter().skip(1));
                 out.push(Action::Info(format!(
                     "thread {t}{} — ? shows every key",
-                    if self.graph.is_some() {
+                    if self.source.is_some() {
                         ": n steps, c continues"
                     } else {
                         " (read-only)"
@@ -591,11 +577,11 @@ impl<'g> Runtime<'g> {
                 )));
                 out
             }
-            (pick, Some(lg)) => {
+            (pick, Some(input)) => {
                 let t = pick.unwrap_or_else(|| {
                     (1..).map(|i| format!("t{i}")).find(|n| !exists(n)).unwrap()
                 });
-                match lg.spec.input.clone() {
+                match input {
                     Some(input) => self.run(Effect::NewThread { thread: t, input }),
                     None => vec![
                         Action::ThreadsLoaded(threads),
@@ -619,66 +605,79 @@ impl<'g> Runtime<'g> {
         }
     }
 
-    /// Start (when needed) and step the engine; `steps: None` runs to the next pause.
+    /// Start (when needed) and step the graph; `steps: None` runs to the next pause. The run is
+    /// begun on the source; a source that runs in-process (the spec engine) has finished it
+    /// when `begin` returns, a Python graph is polled (`poll_run`) while the TUI stays live.
     fn drive(
         &mut self,
         thread: &str,
         kind: RunKind,
-        start: Option<(Input, Option<String>)>,
+        start: Start,
         breaks: Breaks,
         steps: Option<usize>,
     ) -> Vec<Action> {
-        let e = match self.engine_for(thread) {
-            Ok(e) => e,
+        let src = match self.source_mut() {
+            Ok(s) => s,
             Err(a) => return vec![a],
         };
-        e.interrupt_before = breaks.before;
-        e.interrupt_after = breaks.after;
-        let mut out = Vec::new();
-        let mut reports: Vec<StepReport> = Vec::new();
-        let mut failed = None;
-        let started = match start {
-            Some((input, cp)) => e.start(input, cp.as_deref()),
-            None if !e.active() => e.start(Input::Continue, None),
-            None => Ok(()),
-        };
-        if let Err(err) = started {
-            failed = Some(engine_error(&err));
-        } else {
-            let limit = steps.unwrap_or(usize::MAX);
-            while reports.len() < limit {
-                match e.step() {
-                    Ok(r) => {
-                        let stop = r.pause.is_some();
-                        reports.push(r);
-                        if stop {
-                            break;
-                        }
-                    }
-                    Err(err) => {
-                        failed = Some(engine_error(&err));
-                        break;
-                    }
-                }
+        src.begin(RunRequest {
+            thread: thread.to_string(),
+            start,
+            steps,
+            before: breaks.before,
+            after: breaks.after,
+        });
+        self.running = Some((kind, thread.to_string()));
+        self.poll_run().unwrap_or_default()
+    }
+
+    /// Whether a run is begun and not finished (the TUI shows a spinner and polls).
+    pub fn running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// The actions of the run in progress once it has finished; `None` while it runs.
+    pub fn poll_run(&mut self) -> Option<Vec<Action>> {
+        let (kind, thread) = self.running.clone()?;
+        let out = self.source.as_deref_mut()?.poll()?;
+        self.running = None;
+        Some(self.finished(kind, &thread, out))
+    }
+
+    /// Ask the run in progress to stop (Esc / Ctrl-C while a node runs).
+    pub fn cancel_run(&mut self) {
+        if self.running.is_some() {
+            if let Some(src) = self.source.as_deref_mut() {
+                src.cancel();
             }
         }
-        let landed = if kind == RunKind::TimeTravel && failed.is_none() {
-            e.current_checkpoint().map(str::to_string)
+    }
+
+    fn finished(&mut self, kind: RunKind, thread: &str, out: RunOutcome) -> Vec<Action> {
+        let RunOutcome {
+            reports,
+            checkpoint,
+            error,
+            output: _,
+        } = out;
+        let landed = if kind == RunKind::TimeTravel && error.is_none() {
+            checkpoint
         } else {
             None
         };
-        if failed.is_none() || !reports.is_empty() {
-            out.push(Action::Ran(Box::new(RunResult {
+        let mut actions = Vec::new();
+        if error.is_none() || !reports.is_empty() {
+            actions.push(Action::Ran(Box::new(RunResult {
                 kind,
                 thread: thread.to_string(),
                 reports,
                 landed: landed.clone(),
             })));
         }
-        out.extend(self.reload(thread, landed.as_deref()));
-        if let Some(f) = failed {
-            out.push(f);
+        actions.extend(self.reload(thread, landed.as_deref()));
+        if let Some(e) = error {
+            actions.push(source_error(&e));
         }
-        out
+        actions
     }
 }

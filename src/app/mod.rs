@@ -15,9 +15,7 @@ use effects::Runtime;
 use state::{AppState, BreakSet, GraphInfo, Mode, NodeInfo};
 use std::collections::VecDeque;
 
-use crate::engine::graph::Writer;
-use crate::spec::LoadedGraph;
-use crate::value::{to_view, ViewOptions};
+use crate::source::Shape;
 
 /// State + runtime: everything one TUI session holds.
 pub struct App<'g> {
@@ -35,17 +33,18 @@ impl<'g> App<'g> {
         }
     }
 
-    /// Debugging a graph spec (breakpoints start as the spec's `interrupt_before/after`).
-    pub fn debug(rt: Runtime<'g>, lg: &LoadedGraph) -> App<'g> {
+    /// Debugging a graph (breakpoints start as the graph's own `interrupt_before/after`).
+    pub fn debug(rt: Runtime<'g>) -> App<'g> {
         let db = rt.db().display().to_string();
+        let shape = rt.source().map(|s| s.shape().clone()).unwrap_or_default();
         let mut state = AppState::new(
             Mode::Debug,
             &db,
-            Some(lg.path.display().to_string()),
-            graph_info(lg),
+            Some(shape.label.clone()),
+            graph_info(&shape),
         );
-        state.breaks_before = BreakSet::from_spec(&lg.graph.interrupt_before);
-        state.breaks_after = BreakSet::from_spec(&lg.graph.interrupt_after);
+        state.breaks_before = BreakSet::from_spec(&shape.interrupt_before);
+        state.breaks_after = BreakSet::from_spec(&shape.interrupt_after);
         state.sel[state::Pane::Graph.index()] = 1;
         App { state, rt }
     }
@@ -78,6 +77,17 @@ impl<'g> App<'g> {
     /// Between key presses: if another process wrote to the DB, reload what is shown (live
     /// refresh). Returns whether it did.
     pub fn tick(&mut self) -> bool {
+        if self.rt.running() {
+            return match self.rt.poll_run() {
+                Some(actions) => {
+                    for a in actions {
+                        self.dispatch(a);
+                    }
+                    true
+                }
+                None => false,
+            };
+        }
         if self.rt.external_change() {
             self.dispatch(Action::ExternalChange);
             return true;
@@ -108,57 +118,19 @@ impl<'g> App<'g> {
     }
 }
 
-/// The graph pane's view of a spec: nodes in registration order and where their edges lead.
-pub fn graph_info(lg: &LoadedGraph) -> GraphInfo {
-    let spec = &lg.spec;
-    let nodes = lg
-        .graph
-        .nodes
-        .iter()
-        .filter(|n| !n.hidden())
-        .map(|n| {
-            let mut successors: Vec<String> = Vec::new();
-            for w in &n.writers {
-                match w {
-                    Writer::Edge(c) => {
-                        successors.push(c.trim_start_matches("branch:to:").to_string())
-                    }
-                    Writer::Join(c) => {
-                        successors.push(c.rsplit(':').next().unwrap_or(c).to_string())
-                    }
-                    Writer::Branch { path_map, .. } => match path_map {
-                        Some(m) => {
-                            for (_, d) in m {
-                                if !successors.contains(d) {
-                                    successors.push(d.clone());
-                                }
-                            }
-                        }
-                        None => successors.push("?".into()),
-                    },
-                }
-            }
-            if spec
-                .edges
-                .iter()
-                .any(|e| e.target == "__end__" && e.sources.iter().any(|x| x == &n.name))
-            {
-                successors.push("__end__".into());
-            }
-            NodeInfo {
-                name: n.name.clone(),
-                successors,
-            }
-        })
-        .collect();
+/// The graph pane's view of a graph: nodes in registration order and where their edges lead.
+pub fn graph_info(shape: &Shape) -> GraphInfo {
     GraphInfo {
-        name: spec.name.clone(),
-        nodes,
-        state_keys: lg.graph.state_keys.clone(),
-        input: lg
-            .graph
-            .input
-            .as_ref()
-            .map(|v| to_view(v, ViewOptions::default())),
+        name: shape.name.clone(),
+        nodes: shape
+            .nodes
+            .iter()
+            .map(|n| NodeInfo {
+                name: n.name.clone(),
+                successors: n.successors.clone(),
+            })
+            .collect(),
+        state_keys: shape.state_keys.clone(),
+        input: shape.input.clone(),
     }
 }

@@ -1,13 +1,16 @@
-//! `run`, `resume`, `continue`, `replay`, `update`, `graph`: the engine from the command line.
-//! Everything that can be checked is checked before the DB is opened for writing, so a rejected
-//! command leaves the file byte-identical.
+//! `run`, `resume`, `continue`, `replay`, `update`, `graph`: a graph driven from the command
+//! line through the graph-source seam (`source::GraphSource`). Everything that can be checked is
+//! checked before the DB is opened for writing, so a rejected command leaves the file
+//! byte-identical.
 
 use super::{human, CliError};
 use crate::cli::{ContinueArgs, EngineSel, GraphArgs, ReplayArgs, ResumeArgs, RunArgs, UpdateArgs};
 use crate::engine::interrupts::pending_interrupts;
-use crate::engine::pregel::{Engine, Input, Pause, Resume, StepReport, TaskOutcome};
+use crate::engine::pregel::{Input, Pause, Resume, StepReport, TaskOutcome};
 use crate::engine::update_state::AsNode;
 use crate::inspect::Thread;
+use crate::source::spec::SpecSource;
+use crate::source::{GraphSource, RunRequest, Shape, Start};
 use crate::spec::model::Breakpoints;
 use crate::spec::{load, LoadedGraph};
 use crate::store::{Mode, Store};
@@ -19,6 +22,22 @@ use std::path::Path;
 
 fn load_graph(p: &Path) -> Result<LoadedGraph, CliError> {
     load(p).map_err(|e| CliError(e.to_string()))
+}
+
+/// Open the graph named on the command line as a graph source on `db` and hand it to `f`.
+fn with_source<T>(
+    graph: &Path,
+    db: &Path,
+    sel: Option<&EngineSel>,
+    f: impl FnOnce(&mut dyn GraphSource) -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    let lg = load_graph(graph)?;
+    let mut src = SpecSource::new(&lg, db);
+    if let Some(sel) = sel {
+        src.seed = sel.seed;
+        src.recursion_limit = sel.recursion_limit;
+    }
+    f(&mut src)
 }
 
 /// One `--id ID=JSON` answer.
@@ -42,7 +61,7 @@ pub fn parse_json(flag: &str, text: &str) -> Result<Value, CliError> {
 
 fn breakpoints(
     list: &[String],
-    lg: &LoadedGraph,
+    shape: &Shape,
     flag: &str,
 ) -> Result<Option<Breakpoints>, CliError> {
     if list.is_empty() {
@@ -52,14 +71,19 @@ fn breakpoints(
         return Ok(Some(Breakpoints::All));
     }
     for n in list {
-        if lg.graph.node(n).is_none() || n == "__start__" {
+        if !shape.has_node(n) {
             return Err(CliError(format!(
                 "{flag}: unknown node {n:?} (nodes: {})",
-                lg.spec.node_names()
+                shape.node_names()
             )));
         }
     }
     Ok(Some(Breakpoints::Nodes(list.to_vec())))
+}
+
+/// A node `Command(goto=)` / `update_state(as_node=)` may name (`__start__` included).
+fn is_node(shape: &Shape, n: &str) -> bool {
+    n == "__start__" || shape.has_node(n)
 }
 
 /// State read before writing: the thread's latest checkpoint and its pending interrupts.
@@ -137,38 +161,34 @@ fn no_tables(db: &Path) -> bool {
         .unwrap_or(false)
 }
 
-fn engine<'g>(lg: &'g LoadedGraph, db: &Path, sel: &EngineSel) -> Result<Engine<'g>, CliError> {
-    let before = breakpoints(&sel.break_before, lg, "--break-before")?;
-    let after = breakpoints(&sel.break_after, lg, "--break-after")?;
-    let store = Store::open(db, Mode::ReadWrite)?;
-    let mut e = Engine::for_graph(lg, store, &sel.thread);
-    e.seed = sel.seed;
-    e.recursion_limit = sel.recursion_limit;
-    if let Some(b) = before {
-        e.interrupt_before = b;
-    }
-    if let Some(a) = after {
-        e.interrupt_after = a;
-    }
-    Ok(e)
-}
-
+/// Run `start` on the thread and take up to `--steps` supersteps (all of them until a pause
+/// without it). Returns the reports and why the run stopped (`None`: the step limit).
 fn drive(
-    e: &mut Engine,
-    steps: Option<usize>,
+    src: &mut dyn GraphSource,
+    sel: &EngineSel,
+    input: Input,
+    checkpoint: Option<&str>,
 ) -> Result<(Vec<StepReport>, Option<Pause>), CliError> {
-    let mut reports = Vec::new();
-    loop {
-        if steps.is_some_and(|n| reports.len() >= n) {
-            return Ok((reports, None));
-        }
-        let r = e.step().map_err(|x| CliError(x.to_string()))?;
-        let pause = r.pause.clone();
-        reports.push(r);
-        if pause.is_some() {
-            return Ok((reports, pause));
-        }
+    let shape = src.shape();
+    let before = breakpoints(&sel.break_before, shape, "--break-before")?
+        .unwrap_or_else(|| shape.interrupt_before.clone());
+    let after = breakpoints(&sel.break_after, shape, "--break-after")?
+        .unwrap_or_else(|| shape.interrupt_after.clone());
+    let out = src.run(RunRequest {
+        thread: sel.thread.clone(),
+        start: Start::Fresh {
+            input,
+            checkpoint: checkpoint.map(str::to_string),
+        },
+        steps: sel.steps,
+        before,
+        after,
+    });
+    if let Some(e) = out.error {
+        return Err(CliError(e.to_string()));
     }
+    let pause = out.reports.last().and_then(|r| r.pause.clone());
+    Ok((out.reports, pause))
 }
 
 fn pause_json(p: &Option<Pause>, steps: Option<usize>) -> Json {
@@ -226,8 +246,9 @@ fn step_json(r: &StepReport) -> Json {
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn finish(
-    lg: &LoadedGraph,
+    src: &dyn GraphSource,
     db: &Path,
     sel: &EngineSel,
     reports: Vec<StepReport>,
@@ -236,7 +257,7 @@ fn finish(
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let store = Store::open(db, Mode::ReadOnly)?;
-    let th = Thread::open(&store, &sel.thread, "", Some(lg.graph.topology()))?;
+    let th = Thread::open(&store, &sel.thread, "", src.topology(""))?;
     let snap = th.show(None)?;
     if sel.out.json {
         let mut j = snap.to_json(ViewOptions::default());
@@ -275,96 +296,92 @@ fn finish(
 }
 
 pub fn run(db: &Path, a: &RunArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
-    let lg = load_graph(&a.sel.graph)?;
-    let input = match &a.input {
-        Some(t) => parse_json("--input", t)?,
-        None => lg.graph.input.clone().ok_or_else(|| {
-            CliError(format!(
-                "{}: no input: pass --input JSON or set \"input\" in the spec",
-                lg.path.display()
-            ))
-        })?,
-    };
-    preflight(db, &a.sel.thread, false, None)?;
-    let mut e = engine(&lg, db, &a.sel)?;
-    e.start(Input::Value(input), None)
-        .map_err(|x| CliError(x.to_string()))?;
-    let (reports, pause) = drive(&mut e, a.sel.steps)?;
-    drop(e);
-    finish(&lg, db, &a.sel, reports, pause, color, out)
+    with_source(&a.sel.graph, db, Some(&a.sel), |src| {
+        let shape = src.shape();
+        let input = match &a.input {
+            Some(t) => parse_json("--input", t)?,
+            None => match &shape.input {
+                Some(j) => from_view(j).map_err(|e| CliError(format!("input: {e}")))?,
+                None => {
+                    return Err(CliError(format!(
+                        "{}: no input: pass --input JSON or set \"input\" in the spec",
+                        shape.label
+                    )))
+                }
+            },
+        };
+        preflight(db, &a.sel.thread, false, None)?;
+        let (reports, pause) = drive(src, &a.sel, Input::Value(input), None)?;
+        finish(src, db, &a.sel, reports, pause, color, out)
+    })
 }
 
 pub fn resume(db: &Path, a: &ResumeArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
-    let lg = load_graph(&a.sel.graph)?;
-    // LangGraph accepts a Command on a thread with no checkpoint (it becomes the input), so the
-    // thread need not exist; an addressed checkpoint must.
-    let pre = preflight(
-        db,
-        &a.sel.thread,
-        a.checkpoint.is_some(),
-        a.checkpoint.as_deref(),
-    )?;
-    let resume = if let Some(v) = &a.value {
-        let v = parse_json("--value", v)?;
-        if pre.pending.len() > 1 {
-            return Err(CliError(format!(
-                "RuntimeError: When there are multiple pending interrupts, you must specify the interrupt id when resuming (pending: {}); use --id ID=JSON",
-                pre.pending.join(", ")
-            )));
-        }
-        Some(Resume::Plain(v))
-    } else if !a.id.is_empty() {
-        let mut map = Vec::new();
-        for item in &a.id {
-            let (id, v) = parse_id_answer(item)?;
-            if !pre.pending.contains(&id) {
+    with_source(&a.sel.graph, db, Some(&a.sel), |src| {
+        // LangGraph accepts a Command on a thread with no checkpoint (it becomes the input), so
+        // the thread need not exist; an addressed checkpoint must.
+        let pre = preflight(
+            db,
+            &a.sel.thread,
+            a.checkpoint.is_some(),
+            a.checkpoint.as_deref(),
+        )?;
+        let resume = if let Some(v) = &a.value {
+            let v = parse_json("--value", v)?;
+            if pre.pending.len() > 1 {
                 return Err(CliError(format!(
-                    "--id: unknown interrupt id {id} (pending: {})",
-                    if pre.pending.is_empty() {
-                        "none".to_string()
-                    } else {
-                        pre.pending.join(", ")
-                    }
+                    "RuntimeError: When there are multiple pending interrupts, you must specify the interrupt id when resuming (pending: {}); use --id ID=JSON",
+                    pre.pending.join(", ")
                 )));
             }
-            map.push((id, v));
+            Some(Resume::Plain(v))
+        } else if !a.id.is_empty() {
+            let mut map = Vec::new();
+            for item in &a.id {
+                let (id, v) = parse_id_answer(item)?;
+                if !pre.pending.contains(&id) {
+                    return Err(CliError(format!(
+                        "--id: unknown interrupt id {id} (pending: {})",
+                        if pre.pending.is_empty() {
+                            "none".to_string()
+                        } else {
+                            pre.pending.join(", ")
+                        }
+                    )));
+                }
+                map.push((id, v));
+            }
+            Some(Resume::Map(map))
+        } else {
+            None
+        };
+        let update = a
+            .update
+            .as_deref()
+            .map(|u| parse_json("--update", u))
+            .transpose()?;
+        for g in &a.goto {
+            if !is_node(src.shape(), g) {
+                return Err(CliError(format!(
+                    "--goto: unknown node {g:?} (nodes: {})",
+                    src.shape().node_names()
+                )));
+            }
         }
-        Some(Resume::Map(map))
-    } else {
-        None
-    };
-    let update = a
-        .update
-        .as_deref()
-        .map(|u| parse_json("--update", u))
-        .transpose()?;
-    for g in &a.goto {
-        if lg.graph.node(g).is_none() {
-            return Err(CliError(format!(
-                "--goto: unknown node {g:?} (nodes: {})",
-                lg.spec.node_names()
-            )));
+        if resume.is_none() && update.is_none() && a.goto.is_empty() {
+            return Err(CliError(
+                "resume: give --value JSON, --id ID=JSON, --update JSON or --goto NODE".into(),
+            ));
         }
-    }
-    if resume.is_none() && update.is_none() && a.goto.is_empty() {
-        return Err(CliError(
-            "resume: give --value JSON, --id ID=JSON, --update JSON or --goto NODE".into(),
-        ));
-    }
-    let goto = a.goto.iter().map(|g| Value::from(g.as_str())).collect();
-    let mut e = engine(&lg, db, &a.sel)?;
-    e.start(
-        Input::Command {
+        let goto = a.goto.iter().map(|g| Value::from(g.as_str())).collect();
+        let input = Input::Command {
             update,
             goto,
             resume,
-        },
-        a.checkpoint.as_deref(),
-    )
-    .map_err(|x| CliError(x.to_string()))?;
-    let (reports, pause) = drive(&mut e, a.sel.steps)?;
-    drop(e);
-    finish(&lg, db, &a.sel, reports, pause, color, out)
+        };
+        let (reports, pause) = drive(src, &a.sel, input, a.checkpoint.as_deref())?;
+        finish(src, db, &a.sel, reports, pause, color, out)
+    })
 }
 
 pub fn continue_(
@@ -373,188 +390,72 @@ pub fn continue_(
     color: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let lg = load_graph(&a.sel.graph)?;
-    preflight(db, &a.sel.thread, true, None)?;
-    let mut e = engine(&lg, db, &a.sel)?;
-    e.start(Input::Continue, None)
-        .map_err(|x| CliError(x.to_string()))?;
-    let (reports, pause) = drive(&mut e, a.sel.steps)?;
-    drop(e);
-    finish(&lg, db, &a.sel, reports, pause, color, out)
+    with_source(&a.sel.graph, db, Some(&a.sel), |src| {
+        preflight(db, &a.sel.thread, true, None)?;
+        let (reports, pause) = drive(src, &a.sel, Input::Continue, None)?;
+        finish(src, db, &a.sel, reports, pause, color, out)
+    })
 }
 
 pub fn replay(db: &Path, a: &ReplayArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
-    let lg = load_graph(&a.sel.graph)?;
-    preflight(db, &a.sel.thread, true, Some(&a.checkpoint))?;
-    let mut e = engine(&lg, db, &a.sel)?;
-    e.start(Input::Continue, Some(&a.checkpoint))
-        .map_err(|x| CliError(x.to_string()))?;
-    let (reports, pause) = drive(&mut e, a.sel.steps)?;
-    drop(e);
-    finish(&lg, db, &a.sel, reports, pause, color, out)
+    with_source(&a.sel.graph, db, Some(&a.sel), |src| {
+        preflight(db, &a.sel.thread, true, Some(&a.checkpoint))?;
+        let (reports, pause) = drive(src, &a.sel, Input::Continue, Some(&a.checkpoint))?;
+        finish(src, db, &a.sel, reports, pause, color, out)
+    })
 }
 
 pub fn update(db: &Path, a: &UpdateArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
-    let lg = load_graph(&a.sel.graph)?;
-    let values = parse_json("--values", &a.values)?;
-    let as_node = AsNode::parse(a.as_node.as_deref());
-    if let AsNode::Node(n) = &as_node {
-        if lg.graph.node(n).is_none() {
-            return Err(CliError(format!(
-                "--as-node: InvalidUpdateError: Node {n} does not exist (nodes: __start__, {})",
-                lg.spec.node_names()
-            )));
+    with_source(&a.sel.graph, db, Some(&a.sel), |src| {
+        let values = parse_json("--values", &a.values)?;
+        let as_node = AsNode::parse(a.as_node.as_deref());
+        if let AsNode::Node(n) = &as_node {
+            if !is_node(src.shape(), n) {
+                return Err(CliError(format!(
+                    "--as-node: InvalidUpdateError: Node {n} does not exist (nodes: __start__, {})",
+                    src.shape().node_names()
+                )));
+            }
         }
-    }
-    preflight(db, &a.sel.thread, false, a.checkpoint.as_deref())?;
-    let values = if values.is_nil() { None } else { Some(values) };
-    let mut e = engine(&lg, db, &a.sel)?;
-    let id = e
-        .update_state(a.checkpoint.as_deref(), values, as_node)
-        .map_err(|x| CliError(x.to_string()))?;
-    drop(e);
-    let store = Store::open(db, Mode::ReadOnly)?;
-    let th = Thread::open(&store, &a.sel.thread, "", Some(lg.graph.topology()))?;
-    let snap = th.show(None)?;
-    if a.sel.out.json {
-        let mut j = snap.to_json(ViewOptions::default());
-        j["update"] = json!({"checkpoint": id});
-        serde_json::to_writer_pretty(&mut *out, &j)?;
-        writeln!(out)?;
-    } else {
-        human::snapshot(&snap, color, out)?;
-        writeln!(
-            out,
-            "{}",
-            human::bold(&format!("updated: new checkpoint {id}"), color)
-        )?;
-    }
-    Ok(())
+        preflight(db, &a.sel.thread, false, a.checkpoint.as_deref())?;
+        let values = if values.is_nil() { None } else { Some(values) };
+        // breakpoints are run configuration: checked like the run commands', unused here
+        breakpoints(&a.sel.break_before, src.shape(), "--break-before")?;
+        breakpoints(&a.sel.break_after, src.shape(), "--break-after")?;
+        let id = src
+            .update_state(&a.sel.thread, a.checkpoint.as_deref(), values, as_node)
+            .map_err(|x| CliError(x.to_string()))?;
+        let store = Store::open(db, Mode::ReadOnly)?;
+        let th = Thread::open(&store, &a.sel.thread, "", src.topology(""))?;
+        let snap = th.show(None)?;
+        if a.sel.out.json {
+            let mut j = snap.to_json(ViewOptions::default());
+            j["update"] = json!({"checkpoint": id});
+            serde_json::to_writer_pretty(&mut *out, &j)?;
+            writeln!(out)?;
+        } else {
+            human::snapshot(&snap, color, out)?;
+            writeln!(
+                out,
+                "{}",
+                human::bold(&format!("updated: new checkpoint {id}"), color)
+            )?;
+        }
+        Ok(())
+    })
 }
 
 pub fn graph(a: &GraphArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    let lg = load_graph(&a.graph)?;
-    write_graph(&lg, a.mermaid, out)
+    // nothing is run or written: the file is never opened
+    with_source(&a.graph, Path::new(""), None, |src| {
+        out.write_all(src.graph_text(a.mermaid).as_bytes())?;
+        Ok(())
+    })
 }
 
 /// `superstep graph` as text: Mermaid, or the plain listing.
 pub fn graph_text(lg: &LoadedGraph, mermaid: bool) -> String {
-    let mut out = Vec::new();
-    let _ = write_graph(lg, mermaid, &mut out);
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn write_graph(lg: &LoadedGraph, mermaid: bool, out: &mut dyn Write) -> Result<(), CliError> {
-    let s = &lg.spec;
-    if mermaid {
-        writeln!(
-            out,
-            "---\nconfig:\n  flowchart:\n    curve: linear\n---\ngraph TD;"
-        )?;
-        writeln!(out, "\t__start__([<p>__start__</p>]):::first")?;
-        for n in &s.nodes {
-            let mut label = n.name.clone();
-            if s.interrupt_before.matches(&n.name) {
-                label.push_str("<hr/><small><em>__interrupt = before</em></small>");
-            }
-            if s.interrupt_after.matches(&n.name) {
-                label.push_str("<hr/><small><em>__interrupt = after</em></small>");
-            }
-            writeln!(out, "\t{}({})", n.name, label)?;
-        }
-        writeln!(out, "\t__end__([<p>__end__</p>]):::last")?;
-        for e in &s.edges {
-            for src in &e.sources {
-                writeln!(out, "\t{src} --> {};", e.target)?;
-            }
-        }
-        for b in &s.branches {
-            match &b.path_map {
-                Some(m) => {
-                    for (k, d) in m {
-                        writeln!(
-                            out,
-                            "\t{} -. &nbsp;{}&nbsp; .-> {d};",
-                            b.source,
-                            k.as_str().unwrap_or("?")
-                        )?;
-                    }
-                }
-                None => writeln!(out, "\t{} -.-> {}_path[[{}]];", b.source, b.source, b.path)?,
-            }
-        }
-        writeln!(out, "\tclassDef default fill:#f2f0ff,line-height:1.2\n\tclassDef first fill-opacity:0\n\tclassDef last fill:#bfb6fc")?;
-        return Ok(());
-    }
-    writeln!(out, "graph {}  ({})", s.name, lg.path.display())?;
-    if !s.description.is_empty() {
-        writeln!(out, "  {}", s.description)?;
-    }
-    writeln!(out, "state:")?;
-    for k in &s.state {
-        let r = match &k.reducer {
-            crate::spec::model::ReducerSpec::LastValue => "last value".to_string(),
-            crate::spec::model::ReducerSpec::Add => "add".to_string(),
-            crate::spec::model::ReducerSpec::Code(f) => format!("reducer {f}()"),
-        };
-        writeln!(out, "  {:<16} {r}", k.name)?;
-    }
-    writeln!(out, "nodes:")?;
-    for n in &lg.graph.nodes {
-        let mut marks = Vec::new();
-        if s.interrupt_before.matches(&n.name) {
-            marks.push("break-before");
-        }
-        if s.interrupt_after.matches(&n.name) {
-            marks.push("break-after");
-        }
-        let mut edges: Vec<String> = Vec::new();
-        for w in &n.writers {
-            match w {
-                crate::engine::graph::Writer::Edge(c) => {
-                    edges.push(c.trim_start_matches("branch:to:").to_string())
-                }
-                crate::engine::graph::Writer::Join(c) => {
-                    edges.push(format!("(waits) {}", c.rsplit(':').next().unwrap_or(c)))
-                }
-                crate::engine::graph::Writer::Branch { path, path_map } => {
-                    edges.push(match path_map {
-                        Some(m) => format!(
-                            "{path}() ? {}",
-                            m.iter()
-                                .map(|(k, d)| format!("{}->{d}", k.as_str().unwrap_or("?")))
-                                .collect::<Vec<_>>()
-                                .join(" | ")
-                        ),
-                        None => format!("{path}() ? any"),
-                    })
-                }
-            }
-        }
-        let ends_here = s
-            .edges
-            .iter()
-            .any(|e| e.target == "__end__" && e.sources.iter().any(|x| x == &n.name));
-        if ends_here {
-            edges.push("__end__".into());
-        }
-        writeln!(
-            out,
-            "  {:<16} -> {}{}",
-            n.name,
-            if edges.is_empty() {
-                "(end)".to_string()
-            } else {
-                edges.join(", ")
-            },
-            if marks.is_empty() {
-                String::new()
-            } else {
-                format!("   [{}]", marks.join(", "))
-            }
-        )?;
-    }
-    Ok(())
+    SpecSource::new(lg, Path::new("")).graph_text(mermaid)
 }
 
 pub fn lint(a: &crate::cli::LintArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {

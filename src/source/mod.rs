@@ -1,0 +1,230 @@
+//! The graph-source seam: one interface the TUI (`app::effects`) and the CLI (`commands::engine`)
+//! drive, whatever runs the graph. A graph spec is stepped by superstep's own engine
+//! ([`spec::SpecSource`]); a Python graph is run by LangGraph itself through the bridge
+//! (`crate::bridge`). Neither caller knows which one it holds.
+//!
+//! A run is LangGraph's `invoke(input, config)` cut into supersteps: [`RunRequest`] says what
+//! to start it with (or to go on with the run in progress), how many supersteps to take and with
+//! which breakpoints; [`RunOutcome`] reports every superstep. `begin` / `poll` / `cancel` let the
+//! TUI keep answering keys while a step runs; `run` is the blocking form the CLI uses.
+
+pub mod spec;
+
+use crate::engine::update_state::AsNode;
+use crate::engine::{EngineError, Input, StepReport};
+use crate::snapshot::topology::Topology;
+use crate::spec::model::Breakpoints;
+use serde_json::Value as Json;
+
+/// What a TUI / CLI needs to know about a graph to show and drive it.
+#[derive(Debug, Clone)]
+pub struct Shape {
+    /// The graph's name (spec `name`, Python: the graph's `name` or the variable).
+    pub name: String,
+    /// Where it came from, as the user named it (`graphs/approval.json`, `app.py:graph`).
+    pub label: String,
+    /// Nodes in registration order (no `__start__`), each with where its edges lead.
+    pub nodes: Vec<ShapeNode>,
+    pub state_keys: Vec<String>,
+    /// Input for a new thread (the spec's `input`); `None`: ask for one.
+    pub input: Option<Json>,
+    /// Breakpoints a run starts with (the spec's lists; a Python graph's compiled-in ones).
+    pub interrupt_before: Breakpoints,
+    pub interrupt_after: Breakpoints,
+    /// Breakpoints compiled into the graph that no runtime setting switches off (shown fixed).
+    pub fixed_before: Breakpoints,
+    pub fixed_after: Breakpoints,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShapeNode {
+    pub name: String,
+    /// Targets of its edges, branches (`?` when a path function may go anywhere) and
+    /// `Command` destinations, in that order, without duplicates.
+    pub successors: Vec<String>,
+}
+
+impl Default for Shape {
+    fn default() -> Self {
+        Shape {
+            name: String::new(),
+            label: String::new(),
+            nodes: Vec::new(),
+            state_keys: Vec::new(),
+            input: None,
+            interrupt_before: Breakpoints::None,
+            interrupt_after: Breakpoints::None,
+            fixed_before: Breakpoints::None,
+            fixed_after: Breakpoints::None,
+        }
+    }
+}
+
+impl Shape {
+    pub fn has_node(&self, name: &str) -> bool {
+        self.nodes.iter().any(|n| n.name == name)
+    }
+
+    /// `a, b, c`: for error messages.
+    pub fn node_names(&self) -> String {
+        self.nodes
+            .iter()
+            .map(|n| n.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// How a run begins.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Start {
+    /// Go on with the run in progress on this thread, or, if there is none, start one with
+    /// `invoke(None)` (past a breakpoint, an error or an answered interrupt).
+    Continue,
+    /// A new run: `invoke(input, config)`, at `checkpoint` (time travel / an addressed resume)
+    /// or the thread's latest.
+    Fresh {
+        input: Input,
+        checkpoint: Option<String>,
+    },
+}
+
+/// One run of a graph on a thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRequest {
+    pub thread: String,
+    pub start: Start,
+    /// Supersteps to take at most (`Some(0)`: only start the run — LangGraph's `_first`,
+    /// which writes an input or fork checkpoint); `None`: until the run pauses.
+    pub steps: Option<usize>,
+    /// Runtime breakpoints (`invoke(..., interrupt_before=..., interrupt_after=...)`).
+    pub before: Breakpoints,
+    pub after: Breakpoints,
+}
+
+/// What a node printed or logged while it ran (Python graphs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskOutput {
+    pub task_id: String,
+    pub node: String,
+    /// Checkpoint namespace of the task's graph (`""`: the root graph).
+    pub ns: String,
+    /// 1-based attempt (retries run the node again).
+    pub attempt: u32,
+    /// `stdout`, `stderr` or `log`.
+    pub stream: String,
+    pub text: String,
+}
+
+/// What a run did, superstep by superstep.
+#[derive(Debug, Default)]
+pub struct RunOutcome {
+    pub reports: Vec<StepReport>,
+    /// The checkpoint the run is at when it returned (a time travel's fork).
+    pub checkpoint: Option<String>,
+    /// The error that stopped it (a rejected input, a store error, the bridge going away); the
+    /// reports before it still happened.
+    pub error: Option<SourceError>,
+    pub output: Vec<TaskOutput>,
+}
+
+/// An error from a graph source, with what it means for the user.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("{0}")]
+    Engine(#[from] EngineError),
+    /// Anything else (the Python side: a LangGraph exception, a bad reference, the bridge
+    /// gone; a file that cannot be opened), with a hint.
+    #[error("{message}")]
+    Message { message: String, hint: String },
+}
+
+impl SourceError {
+    pub fn message(message: impl Into<String>, hint: impl Into<String>) -> SourceError {
+        SourceError::Message {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    /// What to do about it (empty when the message says it all).
+    pub fn hint(&self) -> String {
+        match self {
+            SourceError::Message { hint, .. } => hint.clone(),
+            SourceError::Engine(e) => match e {
+                EngineError::MultiplePendingInterrupts { pending } => format!(
+                    "{} interrupts are pending ({}): LangGraph needs each answer keyed by interrupt id — press r and answer them one by one, or :resume ID=JSON",
+                    pending.len(),
+                    pending
+                        .iter()
+                        .map(|p| p[..p.len().min(8)].to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                EngineError::EmptyInput(_) => {
+                    "there is nothing to run with this input (no pending task and no new input)"
+                        .into()
+                }
+                EngineError::UnknownInterrupt { .. } => {
+                    "that interrupt is not pending any more: check the Interrupts pane".into()
+                }
+                EngineError::UnknownCheckpoint(_) => "pick a checkpoint listed in History".into(),
+                EngineError::InvalidUpdate(_) | EngineError::Update(_) => {
+                    "the update does not fit the graph: pick as_node explicitly (u, then ↑/↓) or check the keys".into()
+                }
+                EngineError::Reducer { .. } => "a reducer rejected the value: check its type".into(),
+                EngineError::Store(_) | EngineError::Sqlite(_) => {
+                    "the checkpoint file could not be read or written".into()
+                }
+                _ => String::new(),
+            },
+        }
+    }
+}
+
+/// A graph the TUI and the CLI can step: superstep's engine on a spec, or LangGraph through the
+/// bridge. Every row in the checkpoint file is written by the source (the engine, or LangGraph);
+/// callers only read the file.
+pub trait GraphSource {
+    fn shape(&self) -> &Shape;
+
+    /// The topology of the graph whose checkpoints live in namespace `ns` (`""`: the root;
+    /// `a:id|b:id`: child `a`'s child `b`); `None` for a namespace the graph does not know.
+    fn topology(&self, ns: &str) -> Option<Topology>;
+
+    /// Run (blocking): start or go on, take up to `steps` supersteps.
+    fn run(&mut self, req: RunRequest) -> RunOutcome;
+
+    /// `update_state(config, values, as_node)` on `checkpoint` (default: the latest); returns
+    /// the new checkpoint id. A run in progress on the thread is abandoned first.
+    fn update_state(
+        &mut self,
+        thread: &str,
+        checkpoint: Option<&str>,
+        values: Option<rmpv::Value>,
+        as_node: AsNode,
+    ) -> Result<String, SourceError>;
+
+    /// Abandon the run in progress (the next step starts afresh with `invoke(None)`).
+    fn reset(&mut self);
+
+    /// Start a run without waiting for it (the TUI polls); a source that runs in-process may
+    /// finish it right here.
+    fn begin(&mut self, req: RunRequest);
+
+    /// The outcome of the run `begin` started, once it is there.
+    fn poll(&mut self) -> Option<RunOutcome>;
+
+    /// Ask the run in progress to stop (a hung node): the file keeps its last committed
+    /// checkpoint. Default: nothing runs in the background, nothing to stop.
+    fn cancel(&mut self) {}
+
+    /// `superstep graph`: the graph as text (Mermaid or a plain listing).
+    fn graph_text(&self, mermaid: bool) -> String;
+
+    /// When the source cannot step any more (the bridge died): why. The TUI then stays open
+    /// read-only.
+    fn gone(&self) -> Option<String> {
+        None
+    }
+}

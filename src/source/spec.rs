@@ -1,0 +1,352 @@
+//! The spec engine as a graph source: a graph spec (JSON + Starlark) stepped by
+//! `engine::Engine`, which writes LangGraph's rows itself.
+
+use super::{GraphSource, RunOutcome, RunRequest, Shape, ShapeNode, SourceError, Start};
+use crate::engine::clock::{IdSource, SystemIds};
+use crate::engine::graph::Writer;
+use crate::engine::update_state::AsNode;
+use crate::engine::{Engine, Input};
+use crate::snapshot::topology::Topology;
+use crate::spec::model::Breakpoints;
+use crate::spec::LoadedGraph;
+use crate::store::{Mode, Store};
+use crate::value::{to_view, ViewOptions};
+use std::cell::RefCell;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// One clock and id stream shared by every engine a session creates (a new engine per thread
+/// must not restart the clock: checkpoint ids are time-ordered).
+#[derive(Clone)]
+pub struct SharedIds(Rc<RefCell<Box<dyn IdSource>>>);
+
+impl SharedIds {
+    pub fn new(ids: Box<dyn IdSource>) -> Self {
+        SharedIds(Rc::new(RefCell::new(ids)))
+    }
+}
+
+impl IdSource for SharedIds {
+    fn now_ns(&mut self) -> u128 {
+        self.0.borrow_mut().now_ns()
+    }
+    fn node_bits(&mut self) -> u64 {
+        self.0.borrow_mut().node_bits()
+    }
+    fn fraction(&mut self) -> f64 {
+        self.0.borrow_mut().fraction()
+    }
+}
+
+/// A loaded spec bound to a checkpoint file; one engine at a time, for the thread last driven.
+pub struct SpecSource<'g> {
+    lg: &'g LoadedGraph,
+    db: PathBuf,
+    shape: Shape,
+    ids: SharedIds,
+    pub seed: u64,
+    pub recursion_limit: i64,
+    engine: Option<Engine<'g>>,
+    finished: Option<RunOutcome>,
+}
+
+impl<'g> SpecSource<'g> {
+    /// The file is opened for writing on the first run (so a rejected command leaves it alone).
+    pub fn new(lg: &'g LoadedGraph, db: &Path) -> Self {
+        SpecSource {
+            lg,
+            db: db.to_path_buf(),
+            shape: shape(lg),
+            ids: SharedIds::new(Box::new(SystemIds::default())),
+            seed: 0,
+            recursion_limit: 25,
+            engine: None,
+            finished: None,
+        }
+    }
+
+    pub fn with_ids(mut self, ids: Box<dyn IdSource>) -> Self {
+        self.ids = SharedIds::new(ids);
+        self
+    }
+
+    pub fn graph(&self) -> &'g LoadedGraph {
+        self.lg
+    }
+
+    fn engine_for(&mut self, thread: &str) -> Result<&mut Engine<'g>, SourceError> {
+        let fresh = self.engine.as_ref().is_none_or(|e| e.thread_id != thread);
+        if fresh {
+            let store = Store::open(&self.db, Mode::ReadWrite)
+                .map_err(|e| SourceError::message(e.to_string(), ""))?;
+            let mut e =
+                Engine::for_graph(self.lg, store, thread).with_ids(Box::new(self.ids.clone()));
+            e.seed = self.seed;
+            e.recursion_limit = self.recursion_limit;
+            self.engine = Some(e);
+        }
+        Ok(self.engine.as_mut().unwrap())
+    }
+}
+
+impl GraphSource for SpecSource<'_> {
+    fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    fn topology(&self, ns: &str) -> Option<Topology> {
+        let mut lg = self.lg;
+        if !ns.is_empty() {
+            for seg in ns.split('|') {
+                let name = seg.split(':').next().unwrap_or(seg);
+                lg = lg.children.get(name)?;
+            }
+        }
+        Some(lg.graph.topology())
+    }
+
+    fn run(&mut self, req: RunRequest) -> RunOutcome {
+        let mut out = RunOutcome::default();
+        let e = match self.engine_for(&req.thread) {
+            Ok(e) => e,
+            Err(err) => {
+                out.error = Some(err);
+                return out;
+            }
+        };
+        e.interrupt_before = req.before;
+        e.interrupt_after = req.after;
+        let started = match req.start {
+            Start::Fresh { input, checkpoint } => e.start(input, checkpoint.as_deref()),
+            Start::Continue if !e.active() => e.start(Input::Continue, None),
+            Start::Continue => Ok(()),
+        };
+        if let Err(err) = started {
+            out.error = Some(err.into());
+            return out;
+        }
+        let limit = req.steps.unwrap_or(usize::MAX);
+        while out.reports.len() < limit {
+            match e.step() {
+                Ok(r) => {
+                    let stop = r.pause.is_some();
+                    out.reports.push(r);
+                    if stop {
+                        break;
+                    }
+                }
+                Err(err) => {
+                    out.error = Some(err.into());
+                    break;
+                }
+            }
+        }
+        out.checkpoint = e.current_checkpoint().map(str::to_string);
+        out
+    }
+
+    fn update_state(
+        &mut self,
+        thread: &str,
+        checkpoint: Option<&str>,
+        values: Option<rmpv::Value>,
+        as_node: AsNode,
+    ) -> Result<String, SourceError> {
+        let r = self
+            .engine_for(thread)?
+            .update_state(checkpoint, values, as_node);
+        // a run in progress is stale after an update: the next step starts afresh
+        self.engine = None;
+        Ok(r?)
+    }
+
+    fn reset(&mut self) {
+        self.engine = None;
+    }
+
+    fn begin(&mut self, req: RunRequest) {
+        self.finished = Some(self.run(req));
+    }
+
+    fn poll(&mut self) -> Option<RunOutcome> {
+        self.finished.take()
+    }
+
+    fn graph_text(&self, mermaid: bool) -> String {
+        let mut out = Vec::new();
+        let _ = write_graph(self.lg, mermaid, &mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+/// The TUI's and the CLI's view of a spec: nodes in registration order and where their edges
+/// lead, breakpoints (none fixed: a spec's lists are defaults the TUI may switch off).
+pub fn shape(lg: &LoadedGraph) -> Shape {
+    let spec = &lg.spec;
+    let nodes = lg
+        .graph
+        .nodes
+        .iter()
+        .filter(|n| !n.hidden())
+        .map(|n| {
+            let mut successors: Vec<String> = Vec::new();
+            for w in &n.writers {
+                match w {
+                    Writer::Edge(c) => {
+                        successors.push(c.trim_start_matches("branch:to:").to_string())
+                    }
+                    Writer::Join(c) => {
+                        successors.push(c.rsplit(':').next().unwrap_or(c).to_string())
+                    }
+                    Writer::Branch { path_map, .. } => match path_map {
+                        Some(m) => {
+                            for (_, d) in m {
+                                if !successors.contains(d) {
+                                    successors.push(d.clone());
+                                }
+                            }
+                        }
+                        None => successors.push("?".into()),
+                    },
+                }
+            }
+            if spec
+                .edges
+                .iter()
+                .any(|e| e.target == "__end__" && e.sources.iter().any(|x| x == &n.name))
+            {
+                successors.push("__end__".into());
+            }
+            ShapeNode {
+                name: n.name.clone(),
+                successors,
+            }
+        })
+        .collect();
+    Shape {
+        name: spec.name.clone(),
+        label: lg.path.display().to_string(),
+        nodes,
+        state_keys: lg.graph.state_keys.clone(),
+        input: lg
+            .graph
+            .input
+            .as_ref()
+            .map(|v| to_view(v, ViewOptions::default())),
+        interrupt_before: lg.graph.interrupt_before.clone(),
+        interrupt_after: lg.graph.interrupt_after.clone(),
+        fixed_before: Breakpoints::None,
+        fixed_after: Breakpoints::None,
+    }
+}
+
+/// `superstep graph` for a spec: Mermaid, or the plain listing.
+fn write_graph(lg: &LoadedGraph, mermaid: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    let s = &lg.spec;
+    if mermaid {
+        writeln!(
+            out,
+            "---\nconfig:\n  flowchart:\n    curve: linear\n---\ngraph TD;"
+        )?;
+        writeln!(out, "\t__start__([<p>__start__</p>]):::first")?;
+        for n in &s.nodes {
+            let mut label = n.name.clone();
+            if s.interrupt_before.matches(&n.name) {
+                label.push_str("<hr/><small><em>__interrupt = before</em></small>");
+            }
+            if s.interrupt_after.matches(&n.name) {
+                label.push_str("<hr/><small><em>__interrupt = after</em></small>");
+            }
+            writeln!(out, "\t{}({})", n.name, label)?;
+        }
+        writeln!(out, "\t__end__([<p>__end__</p>]):::last")?;
+        for e in &s.edges {
+            for src in &e.sources {
+                writeln!(out, "\t{src} --> {};", e.target)?;
+            }
+        }
+        for b in &s.branches {
+            match &b.path_map {
+                Some(m) => {
+                    for (k, d) in m {
+                        writeln!(
+                            out,
+                            "\t{} -. &nbsp;{}&nbsp; .-> {d};",
+                            b.source,
+                            k.as_str().unwrap_or("?")
+                        )?;
+                    }
+                }
+                None => writeln!(out, "\t{} -.-> {}_path[[{}]];", b.source, b.source, b.path)?,
+            }
+        }
+        writeln!(out, "\tclassDef default fill:#f2f0ff,line-height:1.2\n\tclassDef first fill-opacity:0\n\tclassDef last fill:#bfb6fc")?;
+        return Ok(());
+    }
+    writeln!(out, "graph {}  ({})", s.name, lg.path.display())?;
+    if !s.description.is_empty() {
+        writeln!(out, "  {}", s.description)?;
+    }
+    writeln!(out, "state:")?;
+    for k in &s.state {
+        let r = match &k.reducer {
+            crate::spec::model::ReducerSpec::LastValue => "last value".to_string(),
+            crate::spec::model::ReducerSpec::Add => "add".to_string(),
+            crate::spec::model::ReducerSpec::Code(f) => format!("reducer {f}()"),
+        };
+        writeln!(out, "  {:<16} {r}", k.name)?;
+    }
+    writeln!(out, "nodes:")?;
+    for n in &lg.graph.nodes {
+        let mut marks = Vec::new();
+        if s.interrupt_before.matches(&n.name) {
+            marks.push("break-before");
+        }
+        if s.interrupt_after.matches(&n.name) {
+            marks.push("break-after");
+        }
+        let mut edges: Vec<String> = Vec::new();
+        for w in &n.writers {
+            match w {
+                Writer::Edge(c) => edges.push(c.trim_start_matches("branch:to:").to_string()),
+                Writer::Join(c) => {
+                    edges.push(format!("(waits) {}", c.rsplit(':').next().unwrap_or(c)))
+                }
+                Writer::Branch { path, path_map } => edges.push(match path_map {
+                    Some(m) => format!(
+                        "{path}() ? {}",
+                        m.iter()
+                            .map(|(k, d)| format!("{}->{d}", k.as_str().unwrap_or("?")))
+                            .collect::<Vec<_>>()
+                            .join(" | ")
+                    ),
+                    None => format!("{path}() ? any"),
+                }),
+            }
+        }
+        let ends_here = s
+            .edges
+            .iter()
+            .any(|e| e.target == "__end__" && e.sources.iter().any(|x| x == &n.name));
+        if ends_here {
+            edges.push("__end__".into());
+        }
+        writeln!(
+            out,
+            "  {:<16} -> {}{}",
+            n.name,
+            if edges.is_empty() {
+                "(end)".to_string()
+            } else {
+                edges.join(", ")
+            },
+            if marks.is_empty() {
+                String::new()
+            } else {
+                format!("   [{}]", marks.join(", "))
+            }
+        )?;
+    }
+    Ok(())
+}

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use superstep::engine::pregel::{Engine, Input, Pause};
-use superstep::store::{Mode, Store};
+use superstep::store::{create_sqlite_schema, Mode, SqliteStore, Store};
 
 struct Run {
     steps: u64,
@@ -80,8 +80,8 @@ fn replay_floor(mode: &str, dir: &Path, steps: &[StepRows]) -> f64 {
         let _ = std::fs::remove_file(format!("{}{s}", db.display()));
     }
     // the engine's own schema set-up (SqliteSaver.setup: WAL + the two tables)
-    let store = Store::open(&db, Mode::ReadWrite).unwrap();
-    let c = store.conn();
+    let c = rusqlite::Connection::open(&db).unwrap();
+    create_sqlite_schema(&c).unwrap();
     if mode == "normal" {
         c.pragma_update(None, "synchronous", "NORMAL").unwrap();
     }
@@ -117,14 +117,13 @@ fn superstep_run(n: u64, mode: &str, dir: &Path) -> Run {
     for s in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{s}", db.display()));
     }
-    let store = Store::open(&db, Mode::ReadWrite).unwrap();
+    // the connection is ours (its pragmas, and the rows of an in-memory database afterwards)
+    let conn = rusqlite::Connection::open(&db).unwrap();
     if mode == "normal" {
-        store
-            .conn()
-            .pragma_update(None, "synchronous", "NORMAL")
-            .unwrap();
+        conn.pragma_update(None, "synchronous", "NORMAL").unwrap();
     }
-    let mut e = Engine::for_graph(&lg, store, "bench");
+    let store = SqliteStore::from_connection(conn, Mode::ReadWrite).unwrap();
+    let mut e = Engine::for_graph(&lg, Store::from_backend(Box::new(store)), "bench");
     e.recursion_limit = n as i64 + 10;
     let input = superstep::value::from_view(&serde_json::json!({"n": 0, "limit": n})).unwrap();
     let t0 = Instant::now();
@@ -143,12 +142,16 @@ fn superstep_run(n: u64, mode: &str, dir: &Path) -> Run {
     }
     let secs = t0.elapsed().as_secs_f64();
     let txns = e.commits();
-    let rows = rows_by_step(e.store().conn());
+    let conn_after = e
+        .into_store()
+        .and_then(Store::into_sqlite)
+        .expect("a SQLite store")
+        .into_connection();
+    let rows = rows_by_step(&conn_after);
     let bytes = if mode == "memory" {
         0
     } else {
-        e.store()
-            .conn()
+        conn_after
             .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
             .unwrap();
         std::fs::metadata(&db).map(|m| m.len()).unwrap_or(0)

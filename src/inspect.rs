@@ -50,7 +50,7 @@ impl<'s> Thread<'s> {
         let latest = store.checkpoint(thread_id, ns, None)?;
         let Some(latest) = latest else {
             return Err(InspectError::UnknownThread {
-                path: store.path().display().to_string(),
+                path: store.label().to_string(),
                 thread: thread_id.to_string(),
                 ns: ns_note(ns),
             });
@@ -95,7 +95,7 @@ impl<'s> Thread<'s> {
             .checkpoint(&self.thread_id, &self.ns, checkpoint_id)?;
         let Some(row) = row else {
             return Err(InspectError::UnknownCheckpoint {
-                path: self.store.path().display().to_string(),
+                path: self.store.label().to_string(),
                 thread: self.thread_id.clone(),
                 ns: ns_note(&self.ns),
                 checkpoint: checkpoint_id.unwrap_or("").to_string(),

@@ -25,16 +25,15 @@ fn expected_dir() -> PathBuf {
         .unwrap_or_else(|| root().join("tests/differential/expected"))
 }
 
+/// The thread's `n`-th root checkpoint, oldest first.
 fn nth_checkpoint(store: &Store, thread: &str, n: usize) -> String {
-    let mut stmt = store
-        .conn()
-        .prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id=?1 AND checkpoint_ns='' ORDER BY checkpoint_id")
-        .unwrap();
-    let ids: Vec<String> = stmt
-        .query_map([thread], |r| r.get(0))
+    let mut ids: Vec<String> = store
+        .history(thread, "", None, usize::MAX)
         .unwrap()
-        .map(|r| r.unwrap())
+        .into_iter()
+        .map(|r| r.checkpoint_id)
         .collect();
+    ids.reverse();
     ids.get(n)
         .unwrap_or_else(|| {
             panic!(

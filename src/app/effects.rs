@@ -302,7 +302,7 @@ impl<'g> Runtime<'g> {
         }
         let first = self.stamp.is_none();
         // an immutable connection trusts its page cache: open the file again to see the change
-        if self.store.is_immutable() {
+        if self.store.needs_reopen() {
             if let Ok(s) = Store::open(&self.db, Mode::ReadOnly) {
                 self.store = s;
             }

@@ -112,7 +112,9 @@ fn preflight(
         Ok(s) => s,
         // a SQLite file with no tables at all (created, then the process was killed before the
         // schema): nothing to lose, the engine creates the schema
-        Err(crate::store::StoreError::NotCheckpointDb { .. }) if !must_exist && no_tables(db) => {
+        Err(crate::store::StoreError::NotCheckpointDb { .. })
+            if !must_exist && crate::store::sqlite_has_no_tables(db) =>
+        {
             return Ok(Preflight {
                 pending: Vec::new(),
             })
@@ -148,17 +150,6 @@ fn preflight(
     Ok(Preflight {
         pending: pending_interrupts(&writes),
     })
-}
-
-fn no_tables(db: &Path) -> bool {
-    rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .and_then(|c| {
-            c.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| {
-                r.get::<_, i64>(0)
-            })
-        })
-        .map(|n| n == 0)
-        .unwrap_or(false)
 }
 
 /// Run `start` on the thread and take up to `--steps` supersteps (all of them until a pause

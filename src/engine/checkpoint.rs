@@ -4,8 +4,7 @@
 use super::channels::Channel;
 use super::graph::Graph;
 use super::{Arg, NodeInput};
-use crate::store::{Checkpoint, Version};
-use rmpv::Value;
+use crate::store::{Checkpoint, CheckpointRef, Version};
 
 /// Checkpoint fields plus live channels, mutated step by step.
 #[derive(Debug, Clone)]
@@ -17,8 +16,8 @@ pub struct State {
     pub channel_versions: Vec<(String, Version)>,
     pub versions_seen: Vec<(String, Vec<(String, Version)>)>,
     pub updated_channels: Option<Vec<String>>,
-    /// The size of the last blob made from this state: the next one is about as big (a list
-    /// channel only grows), so its buffer starts there instead of doubling its way up.
+    /// The size of the last checkpoint encoded from this state: the next one is about as big (a
+    /// list channel only grows), so its buffer starts there instead of doubling its way up.
     pub blob_len: std::cell::Cell<usize>,
 }
 
@@ -114,57 +113,43 @@ impl State {
         )
     }
 
-    /// `create_checkpoint(...)` as a msgpack blob, keys in LangGraph's order; channel values are
-    /// encoded straight from the channels (no copies).
-    pub fn blob(&self, updated_channels: Option<&[String]>) -> Vec<u8> {
-        use rmp::encode::{write_array_len, write_map_len, write_nil, write_sint, write_str};
-        let mut buf: Vec<u8> = Vec::with_capacity(512.max(self.blob_len.get() + 256));
-        let w = &mut buf;
-        let versions = |w: &mut Vec<u8>, m: &[(String, Version)]| {
-            write_map_len(w, m.len() as u32).unwrap();
-            for (k, v) in m {
-                write_str(w, k).unwrap();
-                rmpv::encode::write_value(w, &v.to_value()).unwrap();
-            }
-        };
-        write_map_len(w, 7).unwrap();
-        write_str(w, "v").unwrap();
-        write_sint(w, self.v).unwrap();
-        write_str(w, "ts").unwrap();
-        write_str(w, &self.ts).unwrap();
-        write_str(w, "id").unwrap();
-        write_str(w, &self.id).unwrap();
-        write_str(w, "channel_values").unwrap();
-        let stored: Vec<(&str, std::borrow::Cow<Value>)> = self
+    /// `create_checkpoint(...)` as the store's saver receives it: channel values borrowed
+    /// straight from the channels (no copies), and `new_versions` — the channels whose version
+    /// is newer than in `previous` (`get_new_channel_versions`: every channel when `previous` is
+    /// empty).
+    pub fn checkpoint_ref<'a>(
+        &'a self,
+        updated_channels: Option<&'a [String]>,
+        previous: &'a [(String, Version)],
+    ) -> CheckpointRef<'a> {
+        let channel_values = self
             .channels
             .iter()
             .filter(|c| self.version(&c.name).is_some())
             .filter_map(|c| c.checkpoint_ref().map(|v| (c.name.as_str(), v)))
             .collect();
-        write_map_len(w, stored.len() as u32).unwrap();
-        for (k, v) in &stored {
-            write_str(w, k).unwrap();
-            rmpv::encode::write_value(w, v).unwrap();
+        let new_versions = self
+            .channel_versions
+            .iter()
+            .filter(|(k, v)| {
+                previous.is_empty()
+                    || Version::gt(
+                        Some(v),
+                        previous.iter().find(|(p, _)| p == k).map(|(_, pv)| pv),
+                    )
+            })
+            .map(|(k, v)| (k.as_str(), v))
+            .collect();
+        CheckpointRef {
+            v: self.v,
+            ts: &self.ts,
+            id: &self.id,
+            channel_values,
+            channel_versions: &self.channel_versions,
+            versions_seen: &self.versions_seen,
+            updated_channels,
+            new_versions,
+            size_hint: self.blob_len.get(),
         }
-        write_str(w, "channel_versions").unwrap();
-        versions(w, &self.channel_versions);
-        write_str(w, "versions_seen").unwrap();
-        write_map_len(w, self.versions_seen.len() as u32).unwrap();
-        for (k, m) in &self.versions_seen {
-            write_str(w, k).unwrap();
-            versions(w, m);
-        }
-        write_str(w, "updated_channels").unwrap();
-        match updated_channels {
-            Some(u) => {
-                write_array_len(w, u.len() as u32).unwrap();
-                for c in u {
-                    write_str(w, c).unwrap();
-                }
-            }
-            None => write_nil(w).unwrap(),
-        }
-        self.blob_len.set(buf.len());
-        buf
     }
 }

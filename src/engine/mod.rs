@@ -51,8 +51,6 @@ pub enum EngineError {
     #[error("{0}")]
     Store(#[from] crate::store::StoreError),
     #[error("{0}")]
-    Sqlite(String),
-    #[error("{0}")]
     Value(#[from] crate::value::ValueError),
     #[error("no checkpoint {0} on this thread")]
     UnknownCheckpoint(String),
@@ -66,12 +64,6 @@ pub enum EngineError {
     },
     #[error("{0}")]
     Other(String),
-}
-
-impl From<rusqlite::Error> for EngineError {
-    fn from(e: rusqlite::Error) -> Self {
-        EngineError::Sqlite(e.to_string())
-    }
 }
 
 /// A node failed: Python's exception class name (for `retry_on`) and `repr(exc)` (what LangGraph

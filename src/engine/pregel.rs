@@ -14,7 +14,7 @@ use super::tasks::{prepare_next_tasks, Task};
 use super::{EngineError, NodeCode};
 use crate::ids::NULL_TASK_ID;
 use crate::spec::model::Breakpoints;
-use crate::store::{Checkpoint, CheckpointRow, Store};
+use crate::store::{Checkpoint, CheckpointRow, Store, Version};
 use crate::value::Interrupt;
 use rmpv::Value;
 use serde_json::{json, Map, Value as Json};
@@ -115,6 +115,9 @@ pub(crate) type Loaded = (CheckpointRow, Checkpoint, Vec<(String, String, Value)
 
 struct Run {
     state: State,
+    /// `checkpoint_previous_versions`: channel versions at the last save (or as loaded); the
+    /// next save's `new_versions` are the ones newer than these.
+    previous_versions: Vec<(String, Version)>,
     metadata: Map<String, Json>,
     /// id of the last saved checkpoint: the parent of the next one.
     saved_id: Option<String>,
@@ -219,6 +222,11 @@ impl<'g> Engine<'g> {
         &self.sh.store
     }
 
+    /// The store back (the engine is done). `None` while a subgraph engine still shares it.
+    pub fn into_store(self) -> Option<Store> {
+        Rc::try_unwrap(self.sh).ok().map(|sh| sh.store)
+    }
+
     /// SQLite transactions this engine has committed.
     pub fn commits(&self) -> u64 {
         self.sh.saver.borrow().commits
@@ -253,7 +261,7 @@ impl<'g> Engine<'g> {
     /// checks that no other writer moved the thread on meanwhile.
     pub(crate) fn read_head(&mut self) -> Result<(), EngineError> {
         if self.nested.is_none() && self.ns.is_empty() {
-            let seen = super::saver::data_version(self.sh.store.conn())?;
+            let seen = self.sh.store.write_token()?;
             let head = self.latest_id()?;
             self.sh.saver.borrow_mut().expect_head(head, seen);
         }
@@ -315,6 +323,7 @@ impl<'g> Engine<'g> {
         let step = metadata.get("step").and_then(Json::as_i64).unwrap_or(-1) + 1;
         let mut run = Run {
             updated_channels: state.updated_channels.clone().filter(|u| !u.is_empty()),
+            previous_versions: state.channel_versions.clone(),
             state: {
                 state.updated_channels = None;
                 state
@@ -570,11 +579,16 @@ impl<'g> Engine<'g> {
         let (id, ts) = self.next_id(run.step);
         run.state.id = id.clone();
         run.state.ts = ts;
-        let blob = run.state.blob(updated.as_deref());
-        self.sh
-            .saver
-            .borrow_mut()
-            .put(&self.ns, &id, run.saved_id.as_deref(), blob, &md);
+        self.saver_put(
+            &self.ns,
+            run.saved_id.as_deref(),
+            &run.state,
+            updated.as_deref(),
+            &run.previous_versions,
+            &md,
+        );
+        run.previous_versions
+            .clone_from(&run.state.channel_versions);
         run.metadata = md;
         run.saved_id = Some(id.clone());
         run.step += 1;
@@ -977,15 +991,26 @@ impl<'g> Engine<'g> {
         self.discard()
     }
 
+    /// `put`: `state` as a checkpoint of `ns` with parent `parent`, encoded by the store
+    /// (`new_versions` relative to `previous`), buffered for the next commit.
     pub(crate) fn saver_put(
-        &mut self,
+        &self,
         ns: &str,
-        id: &str,
         parent: Option<&str>,
-        blob: Vec<u8>,
+        state: &State,
+        updated: Option<&[String]>,
+        previous: &[(String, Version)],
         md: &Map<String, Json>,
     ) {
-        self.sh.saver.borrow_mut().put(ns, id, parent, blob, md)
+        let cp = state.checkpoint_ref(updated, previous);
+        let enc = self.sh.store.encode_checkpoint(
+            ns,
+            parent,
+            &cp,
+            super::saver::py_json(&Json::Object(md.clone())),
+        );
+        state.blob_len.set(enc.checkpoint.len());
+        self.sh.saver.borrow_mut().put(enc);
     }
 
     pub(crate) fn saver_put_writes(
@@ -1012,7 +1037,7 @@ impl<'g> Engine<'g> {
         if self.nested.is_some() {
             return Ok(());
         }
-        self.sh.saver.borrow_mut().commit(self.sh.store.conn())
+        self.sh.saver.borrow_mut().commit(&self.sh.store)
     }
 
     fn discard(&mut self) {

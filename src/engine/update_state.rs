@@ -115,6 +115,8 @@ impl<'g> Engine<'g> {
             }
         };
         state.updated_channels = None;
+        // `checkpoint_previous_versions`: the saved checkpoint's (nothing for a new thread)
+        let previous = state.channel_versions.clone();
         let step = saved
             .as_ref()
             .and_then(|(r, _)| r.metadata.get("step").and_then(Json::as_i64))
@@ -165,8 +167,14 @@ impl<'g> Engine<'g> {
                 let (id, ts) = self.next_id(step);
                 state.id = id.clone();
                 state.ts = ts;
-                let blob = state.blob(None);
-                self.saver_put(&ns, &id, saved_id.as_deref(), blob, &md("update", step + 1));
+                self.saver_put(
+                    &ns,
+                    saved_id.as_deref(),
+                    &state,
+                    None,
+                    &previous,
+                    &md("update", step + 1),
+                );
                 Ok(id)
             }
             AsNode::Input => {
@@ -182,9 +190,15 @@ impl<'g> Engine<'g> {
                 let (id, ts) = self.next_id(next_step);
                 state.id = id.clone();
                 state.ts = ts;
-                let blob = state.blob(None);
                 let _ = updated;
-                self.saver_put(&ns, &id, saved_id.as_deref(), blob, &md("input", next_step));
+                self.saver_put(
+                    &ns,
+                    saved_id.as_deref(),
+                    &state,
+                    None,
+                    &previous,
+                    &md("input", next_step),
+                );
                 Ok(id)
             }
             AsNode::Copy => {
@@ -196,12 +210,12 @@ impl<'g> Engine<'g> {
                 let (id, ts) = self.next_id(step);
                 state.id = id.clone();
                 state.ts = ts;
-                let blob = state.blob(None);
                 self.saver_put(
                     &ns,
-                    &id,
                     parent_of_saved.as_deref(),
-                    blob,
+                    &state,
+                    None,
+                    &previous,
                     &md("fork", step + 1),
                 );
                 Ok(id)
@@ -256,8 +270,14 @@ impl<'g> Engine<'g> {
                 let (id, ts) = self.next_id(step + 1);
                 state.id = id.clone();
                 state.ts = ts;
-                let blob = state.blob(None);
-                self.saver_put(&ns, &id, saved_id.as_deref(), blob, &md("update", step + 1));
+                self.saver_put(
+                    &ns,
+                    saved_id.as_deref(),
+                    &state,
+                    None,
+                    &previous,
+                    &md("update", step + 1),
+                );
                 Ok(id)
             }
         }

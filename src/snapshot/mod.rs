@@ -231,7 +231,7 @@ pub fn derive(input: &Input) -> Snapshot {
     let task_step = step + 1;
     let ns = row.checkpoint_ns.as_str();
     let mut warnings = Vec::new();
-    if let Some((_, len)) = row.big {
+    if let Some(len) = row.preview_of {
         warnings.push(Warning {
             field: "values".into(),
             message: format!(

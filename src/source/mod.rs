@@ -173,7 +173,7 @@ impl SourceError {
                     "the update does not fit the graph: pick as_node explicitly (u, then ↑/↓) or check the keys".into()
                 }
                 EngineError::Reducer { .. } => "a reducer rejected the value: check its type".into(),
-                EngineError::Store(_) | EngineError::Sqlite(_) => {
+                EngineError::Store(_) => {
                     "the checkpoint file could not be read or written".into()
                 }
                 _ => String::new(),

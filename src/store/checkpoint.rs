@@ -217,3 +217,70 @@ impl Checkpoint {
             .map(|(_, v)| v)
     }
 }
+
+/// A checkpoint about to be saved, borrowed from whoever holds it (the engine's channels):
+/// `create_checkpoint(...)`'s fields in LangGraph's key order. Each backend encodes it its own
+/// way ([`super::Backend::encode_checkpoint`]).
+#[derive(Debug)]
+pub struct CheckpointRef<'a> {
+    pub v: i64,
+    pub ts: &'a str,
+    pub id: &'a str,
+    /// Channels with a value, in channel order.
+    pub channel_values: Vec<(&'a str, std::borrow::Cow<'a, Value>)>,
+    pub channel_versions: &'a [(String, Version)],
+    pub versions_seen: &'a [(String, Vec<(String, Version)>)],
+    pub updated_channels: Option<&'a [String]>,
+    /// `new_versions` of `put`: the channels whose version is newer than at the previous save.
+    pub new_versions: Vec<(&'a str, &'a Version)>,
+    /// About how long the encoded checkpoint will be (the last one's length): buffers start
+    /// there instead of doubling their way up.
+    pub size_hint: usize,
+}
+
+/// SqliteSaver's blob: `serde.dumps_typed(checkpoint)` — the whole checkpoint as one msgpack
+/// map, channel values included.
+pub fn encode_msgpack(cp: &CheckpointRef<'_>) -> Vec<u8> {
+    use rmp::encode::{write_array_len, write_map_len, write_nil, write_sint, write_str};
+    let mut buf: Vec<u8> = Vec::with_capacity(512.max(cp.size_hint + 256));
+    let w = &mut buf;
+    let versions = |w: &mut Vec<u8>, m: &[(String, Version)]| {
+        write_map_len(w, m.len() as u32).unwrap();
+        for (k, v) in m {
+            write_str(w, k).unwrap();
+            rmpv::encode::write_value(w, &v.to_value()).unwrap();
+        }
+    };
+    write_map_len(w, 7).unwrap();
+    write_str(w, "v").unwrap();
+    write_sint(w, cp.v).unwrap();
+    write_str(w, "ts").unwrap();
+    write_str(w, cp.ts).unwrap();
+    write_str(w, "id").unwrap();
+    write_str(w, cp.id).unwrap();
+    write_str(w, "channel_values").unwrap();
+    write_map_len(w, cp.channel_values.len() as u32).unwrap();
+    for (k, v) in &cp.channel_values {
+        write_str(w, k).unwrap();
+        rmpv::encode::write_value(w, v).unwrap();
+    }
+    write_str(w, "channel_versions").unwrap();
+    versions(w, cp.channel_versions);
+    write_str(w, "versions_seen").unwrap();
+    write_map_len(w, cp.versions_seen.len() as u32).unwrap();
+    for (k, m) in cp.versions_seen {
+        write_str(w, k).unwrap();
+        versions(w, m);
+    }
+    write_str(w, "updated_channels").unwrap();
+    match cp.updated_channels {
+        Some(u) => {
+            write_array_len(w, u.len() as u32).unwrap();
+            for c in u {
+                write_str(w, c).unwrap();
+            }
+        }
+        None => write_nil(w).unwrap(),
+    }
+    buf
+}

@@ -1,12 +1,27 @@
-//! The SqliteSaver database (spec §1): schema checks, paged queries, read-only by default.
+//! Checkpoint stores: the tables a LangGraph checkpointer leaves (spec §1), behind one trait.
+//!
+//! [`Backend`] is the seam: the inspector, the snapshot layer, the TUI and the engine's saver talk
+//! to a [`Store`] (a boxed backend), never to a database client. SQLite (`SqliteSaver`'s file)
+//! is the first backend. A backend reads rows and hands them back in one shape
+//! ([`CheckpointRow`], [`WriteRow`]); what a checkpoint looks like on disk (one msgpack blob, or
+//! JSON plus per-channel blobs) stays inside the backend, which alone decodes it
+//! ([`Backend::decode`]) and encodes it ([`Backend::encode_checkpoint`]).
+//!
+//! Writing is one transaction per superstep: `begin_write`, the head check, `put_checkpoint` /
+//! `put_writes`, `commit_write` (the engine's `saver` drives it).
 
 mod checkpoint;
 mod sqlite;
 
-pub use checkpoint::{Checkpoint, Version};
-pub use sqlite::{CheckpointRow, Mode, Stamp, Store, ThreadSummary, WriteRow, PREVIEW_OVER};
+pub use checkpoint::{encode_msgpack, Checkpoint, CheckpointRef, Version};
+pub use sqlite::{create_sqlite_schema, sqlite_has_no_tables, SqliteStore, PREVIEW_OVER};
 
-/// Errors reading or writing the checkpoint database.
+use std::any::Any;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Errors reading or writing the checkpoint database. `path` names the store: a file path, or
+/// (for a server) the connection target without its password.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("{path}: no such file")]
@@ -24,4 +39,229 @@ pub enum StoreError {
         location: String,
         detail: String,
     },
+}
+
+/// How a store is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Inspection: read-only; never creates, migrates or checkpoints anything.
+    ReadOnly,
+    /// The engine's mode: creates the schema if absent (as the saver's `setup()` does).
+    ReadWrite,
+}
+
+/// One `checkpoints` row with its metadata parsed. The checkpoint itself is decoded on demand by
+/// the backend that read it ([`Store::decode`]).
+#[derive(Clone)]
+pub struct CheckpointRow {
+    pub thread_id: String,
+    pub checkpoint_ns: String,
+    pub checkpoint_id: String,
+    pub parent_checkpoint_id: Option<String>,
+    /// Parsed metadata JSON; `{}` for SQL NULL or an empty blob.
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// Inspection only: the stored checkpoint is this many bytes, more than [`PREVIEW_OVER`], and
+    /// was not loaded; decoding it gives a bounded preview (see `value::capped`).
+    pub preview_of: Option<u64>,
+    /// The checkpoint as the backend read it; only that backend looks inside.
+    pub(crate) body: Arc<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for CheckpointRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CheckpointRow")
+            .field("thread_id", &self.thread_id)
+            .field("checkpoint_ns", &self.checkpoint_ns)
+            .field("checkpoint_id", &self.checkpoint_id)
+            .field("parent_checkpoint_id", &self.parent_checkpoint_id)
+            .field("metadata", &self.metadata)
+            .field("preview_of", &self.preview_of)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One pending write, value decoded.
+#[derive(Debug, Clone)]
+pub struct WriteRow {
+    pub task_id: String,
+    pub task_path: String,
+    pub idx: i64,
+    pub channel: String,
+    pub type_: Option<String>,
+    pub value: crate::value::Typed,
+    /// The stored value was larger than [`PREVIEW_OVER`] bytes: `value` is a bounded preview
+    /// of it and this is its length.
+    pub cut: Option<u64>,
+}
+
+/// A thread in the root namespace, for `superstep threads`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ThreadSummary {
+    pub thread_id: String,
+    pub checkpoints: i64,
+    pub latest_checkpoint_id: String,
+    /// Number of checkpoints in subgraph namespaces of this thread.
+    pub subgraph_checkpoints: i64,
+}
+
+/// What tells that another process changed the store since the last look. Opaque: two stamps
+/// of one store compare equal when nothing observable changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp(pub(crate) Vec<u128>);
+
+/// A checkpoint encoded for its backend, ready to be written (`put`).
+#[derive(Debug, Clone)]
+pub struct EncodedCheckpoint {
+    pub ns: String,
+    pub id: String,
+    pub parent: Option<String>,
+    /// The `checkpoints.checkpoint` column.
+    pub checkpoint: Vec<u8>,
+    /// The `checkpoints.metadata` column (JSON text).
+    pub metadata: String,
+    /// Side rows a backend keeps per channel version (none for SQLite): channel, version,
+    /// type, blob.
+    pub blobs: Vec<(String, String, String, Option<Vec<u8>>)>,
+}
+
+/// One task's `put_writes` batch: rows `(idx, channel, type, value)`. `replace`: every write is
+/// a special channel (upsert on conflict); otherwise existing rows are kept.
+#[derive(Debug, Clone)]
+pub struct EncodedWrites {
+    pub ns: String,
+    pub checkpoint_id: String,
+    pub task_id: String,
+    pub task_path: String,
+    pub rows: Vec<(i64, String, &'static str, Vec<u8>)>,
+    pub replace: bool,
+}
+
+/// A checkpoint store: the rows a LangGraph checkpointer left, read page by page, and written
+/// the way that checkpointer writes them. Every read is keyed by the primary key and paged;
+/// nothing loads a whole store.
+pub trait Backend {
+    /// The store as messages name it: a file path, or a server URL without its password.
+    fn label(&self) -> &str;
+    /// What kind of store this is, for the CLI and TUI (`SQLite`, …).
+    fn kind(&self) -> &'static str;
+
+    /// Threads of the root namespace, ordered by thread id, `limit` at a time after `after`.
+    fn threads(&self, after: Option<&str>, limit: usize) -> Result<Vec<ThreadSummary>, StoreError>;
+    /// Whether the thread has any checkpoint (in any namespace).
+    fn thread_exists(&self, thread_id: &str) -> Result<bool, StoreError>;
+    /// Checkpoint namespaces of a thread (`""` first).
+    fn namespaces(&self, thread_id: &str) -> Result<Vec<String>, StoreError>;
+    /// `get_tuple`: the addressed checkpoint, or the latest one of `(thread, ns)`.
+    fn checkpoint(
+        &self,
+        thread_id: &str,
+        ns: &str,
+        checkpoint_id: Option<&str>,
+    ) -> Result<Option<CheckpointRow>, StoreError>;
+    /// `list`: checkpoints of `(thread, ns)` newest first, strictly older than `before`, at
+    /// most `limit`.
+    fn history(
+        &self,
+        thread_id: &str,
+        ns: &str,
+        before: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<CheckpointRow>, StoreError>;
+    /// Pending writes of one checkpoint, sorted like `writes_sort_key`: `(task_path, task_id, idx)`.
+    fn writes(
+        &self,
+        thread_id: &str,
+        ns: &str,
+        checkpoint_id: &str,
+    ) -> Result<Vec<WriteRow>, StoreError>;
+    /// Decode a row this backend read, reporting where a corrupt one lives.
+    fn decode(&self, row: &CheckpointRow) -> Result<Checkpoint, StoreError>;
+
+    /// See [`Stamp`]; cheap enough to call several times a second.
+    fn stamp(&self) -> Result<Stamp, StoreError>;
+    /// This handle will not see later writers (a SQLite file opened `immutable`): a caller that
+    /// notices a change should open the store again.
+    fn needs_reopen(&self) -> bool {
+        false
+    }
+
+    /// Encode a checkpoint the way this backend's saver stores it.
+    /// `metadata` is the JSON text the saver stores (`json.dumps` of the metadata).
+    fn encode_checkpoint(
+        &self,
+        ns: &str,
+        parent: Option<&str>,
+        cp: &CheckpointRef<'_>,
+        metadata: String,
+    ) -> EncodedCheckpoint;
+    /// Start the transaction of one superstep, holding off other writers until it ends.
+    fn begin_write(&self) -> Result<(), StoreError>;
+    /// A number that changes whenever another connection commits (SQLite's `data_version`);
+    /// `None` when the backend cannot tell cheaply (then the head is always checked).
+    fn write_token(&self) -> Result<Option<i64>, StoreError>;
+    /// The thread's newest root checkpoint id, as the open transaction sees it.
+    fn head(&self, thread_id: &str) -> Result<Option<String>, StoreError>;
+    fn put_checkpoint(&self, thread_id: &str, cp: &EncodedCheckpoint) -> Result<(), StoreError>;
+    fn put_writes(&self, thread_id: &str, w: &EncodedWrites) -> Result<(), StoreError>;
+    fn commit_write(&self) -> Result<(), StoreError>;
+    /// Abandon the open transaction (errors are ignored: there is nothing left to undo).
+    fn rollback_write(&self);
+
+    /// The backend itself, to take back a concrete store (see [`Store::into_sqlite`]).
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
+
+/// A checkpoint store, whatever its backend.
+pub struct Store {
+    backend: Box<dyn Backend>,
+}
+
+impl Store {
+    /// Open a SQLite checkpoint file. `ReadOnly` requires an existing LangGraph checkpoint
+    /// database and never writes to it or its directory.
+    pub fn open(path: &Path, mode: Mode) -> Result<Store, StoreError> {
+        Ok(Store::from_backend(Box::new(SqliteStore::open(
+            path, mode,
+        )?)))
+    }
+
+    pub fn from_backend(backend: Box<dyn Backend>) -> Store {
+        Store { backend }
+    }
+
+    /// The SQLite store inside, if that is the backend (benchmarks take its connection back).
+    pub fn into_sqlite(self) -> Option<SqliteStore> {
+        self.backend
+            .into_any()
+            .downcast::<SqliteStore>()
+            .ok()
+            .map(|b| *b)
+    }
+}
+
+/// Every [`Backend`] method is called on the store itself.
+impl std::ops::Deref for Store {
+    type Target = dyn Backend;
+
+    fn deref(&self) -> &(dyn Backend + 'static) {
+        self.backend.as_ref()
+    }
+}
+
+/// Metadata is JSON; SQL NULL, empty or JSON `null` mean `{}` (spec §1.3).
+pub fn parse_metadata(
+    raw: Option<&[u8]>,
+) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    let Some(raw) = raw else {
+        return Ok(Default::default());
+    };
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Default::default());
+    }
+    match serde_json::from_slice::<serde_json::Value>(raw) {
+        Ok(serde_json::Value::Object(m)) => Ok(m),
+        Ok(serde_json::Value::Null) => Ok(Default::default()),
+        Ok(other) => Err(format!("metadata is JSON but not an object: {other}")),
+        Err(e) => Err(format!("metadata is not JSON: {e}")),
+    }
 }

@@ -1,68 +1,26 @@
-//! rusqlite access to the SqliteSaver tables. Every query is keyed by the primary key
+//! The SQLite backend: `SqliteSaver`'s file (spec §1). Every query is keyed by the primary key
 //! `(thread_id, checkpoint_ns, checkpoint_id)` and paged; nothing loads a whole DB.
 
-use super::StoreError;
+use super::{
+    parse_metadata, Backend, CheckpointRef, CheckpointRow, EncodedCheckpoint, EncodedWrites, Mode,
+    Stamp, StoreError, ThreadSummary, WriteRow,
+};
 use crate::value::Typed;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
-
-/// How the store opens the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Inspection: SQLite read-only; never creates, migrates or checkpoints anything.
-    ReadOnly,
-    /// The engine's mode: creates the schema if absent (WAL, as SqliteSaver.setup does).
-    ReadWrite,
-}
-
-/// One `checkpoints` row with its metadata parsed (the blob is decoded on demand).
-#[derive(Debug, Clone)]
-pub struct CheckpointRow {
-    pub thread_id: String,
-    pub checkpoint_ns: String,
-    pub checkpoint_id: String,
-    pub parent_checkpoint_id: Option<String>,
-    pub type_: Option<String>,
-    /// The blob; empty when it is too big to load (see `big`).
-    pub checkpoint: Vec<u8>,
-    /// Parsed metadata JSON; `{}` for SQL NULL or an empty blob.
-    pub metadata: serde_json::Map<String, serde_json::Value>,
-    /// Inspection only: the blob is larger than [`PREVIEW_OVER`] bytes and was not loaded;
-    /// `(rowid, length)`. Decoding it streams a bounded preview (see `value::capped`).
-    pub big: Option<(i64, u64)>,
-}
 
 /// Inspection loads blobs up to this size whole; larger ones are previewed from a stream.
 pub const PREVIEW_OVER: u64 = 16 * 1024 * 1024;
 
-/// One `writes` row, value decoded.
-#[derive(Debug, Clone)]
-pub struct WriteRow {
-    pub task_id: String,
-    pub task_path: String,
-    pub idx: i64,
-    pub channel: String,
-    pub type_: Option<String>,
-    pub value: Typed,
-    /// The stored value was larger than [`PREVIEW_OVER`] bytes: `value` is a bounded preview
-    /// of it and this is its length.
-    pub cut: Option<u64>,
-}
-
-/// A thread in the root namespace, for `superstep threads`.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ThreadSummary {
-    pub thread_id: String,
-    pub checkpoints: i64,
-    pub latest_checkpoint_id: String,
-    /// Number of checkpoints in subgraph namespaces of this thread.
-    pub subgraph_checkpoints: i64,
-}
-
-pub struct Store {
+/// A SqliteSaver file.
+pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
+    label: String,
     has_task_path: bool,
     immutable: bool,
     /// Blobs longer than this are previewed, not loaded (`u64::MAX` for the engine's mode: it
@@ -70,25 +28,25 @@ pub struct Store {
     preview_over: u64,
     /// `rowid`, or `0` for tables without one.
     rowid: &'static str,
+    /// The multi-row INSERT texts made so far, by (REPLACE?, rows).
+    writes_sql: RefCell<HashMap<(bool, usize), String>>,
 }
 
-/// What tells that another process changed the file: SQLite's `data_version` (commits by any
-/// other connection, WAL or not), and the file's size and mtime plus whether a `-wal` exists (an
-/// `immutable` connection sees neither).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stamp {
-    data_version: i64,
-    len: u64,
-    mtime: Option<std::time::SystemTime>,
-    pub wal: bool,
+/// A `checkpoints` row's checkpoint as SQLite holds it.
+struct Body {
+    type_: Option<String>,
+    /// The blob; empty when it is too big to load (see `big`).
+    blob: Vec<u8>,
+    /// The blob is larger than the preview limit and was not loaded: `(rowid, length)`.
+    big: Option<(i64, u64)>,
 }
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-impl Store {
+impl SqliteStore {
     /// Open a checkpoint DB. `ReadOnly` requires an existing LangGraph checkpoint database and
     /// never writes to it or its directory (see `open_flags`).
-    pub fn open(path: &Path, mode: Mode) -> Result<Store, StoreError> {
+    pub fn open(path: &Path, mode: Mode) -> Result<SqliteStore, StoreError> {
         let shown = path.display().to_string();
         if mode == Mode::ReadOnly && !path.is_file() {
             return Err(StoreError::Missing { path: shown });
@@ -99,6 +57,29 @@ impl Store {
             false
         };
         let conn = open_conn(path, mode, wal_header).map_err(|e| sql_err(&shown, e))?;
+        SqliteStore::with_connection(conn, path, mode, wal_header)
+    }
+
+    /// A store on a connection the caller opened (an in-memory database, or one with its own
+    /// pragmas); `ReadWrite` creates the schema as [`SqliteStore::open`] does.
+    pub fn from_connection(conn: Connection, mode: Mode) -> Result<SqliteStore, StoreError> {
+        let path = PathBuf::from(conn.path().filter(|p| !p.is_empty()).unwrap_or(":memory:"));
+        SqliteStore::with_connection(conn, &path, mode, false)
+    }
+
+    /// Give the connection back (the store is gone): for benchmarks and tests that read what
+    /// was written to an in-memory database.
+    pub fn into_connection(self) -> Connection {
+        self.conn
+    }
+
+    fn with_connection(
+        conn: Connection,
+        path: &Path,
+        mode: Mode,
+        wal_header: bool,
+    ) -> Result<SqliteStore, StoreError> {
+        let shown = path.display().to_string();
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| sql_err(&shown, e))?;
         if mode == Mode::ReadWrite {
@@ -122,7 +103,7 @@ impl Store {
                 |r| r.get(0),
             )
             .map_err(|e| classify(&shown, e))?;
-        Ok(Store {
+        Ok(SqliteStore {
             rowid: if without_rowid { "0" } else { "rowid" },
             preview_over: if mode == Mode::ReadOnly && !without_rowid {
                 PREVIEW_OVER
@@ -132,28 +113,9 @@ impl Store {
             immutable: mode == Mode::ReadOnly && wal_header && !sidecar(path, "-wal").exists(),
             conn,
             path: path.to_path_buf(),
+            label: shown,
             has_task_path,
-        })
-    }
-
-    /// Opened `immutable=1` (a WAL file nobody had open): it will not see later writers, so a
-    /// caller that notices a `-wal` appear should open the file again.
-    pub fn is_immutable(&self) -> bool {
-        self.immutable
-    }
-
-    /// See [`Stamp`]. Cheap: one pragma and two `stat`s.
-    pub fn stamp(&self) -> Result<Stamp, StoreError> {
-        let data_version = self
-            .conn
-            .query_row("PRAGMA data_version", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        let meta = std::fs::metadata(&self.path).ok();
-        Ok(Stamp {
-            data_version,
-            len: meta.as_ref().map_or(0, |m| m.len()),
-            mtime: meta.and_then(|m| m.modified().ok()),
-            wal: sidecar(&self.path, "-wal").exists(),
+            writes_sql: Default::default(),
         })
     }
 
@@ -161,53 +123,8 @@ impl Store {
         &self.path
     }
 
-    pub fn conn(&self) -> &Connection {
-        &self.conn
-    }
-
     fn err(&self, e: rusqlite::Error) -> StoreError {
-        sql_err(&self.path.display().to_string(), e)
-    }
-
-    /// Threads of the root namespace, ordered by thread id, `limit` at a time after `after`.
-    pub fn threads(
-        &self,
-        after: Option<&str>,
-        limit: usize,
-    ) -> Result<Vec<ThreadSummary>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT thread_id,
-                        SUM(checkpoint_ns = ''),
-                        MAX(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END),
-                        SUM(checkpoint_ns <> '')
-                 FROM checkpoints WHERE thread_id > ?1
-                 GROUP BY thread_id ORDER BY thread_id LIMIT ?2",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![after.unwrap_or(""), limit as i64], |r| {
-                Ok(ThreadSummary {
-                    thread_id: text(r, 0)?,
-                    checkpoints: r.get::<_, Option<i64>>(1)?.unwrap_or(0),
-                    latest_checkpoint_id: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
-                    subgraph_checkpoints: r.get::<_, Option<i64>>(3)?.unwrap_or(0),
-                })
-            })
-            .map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
-        for r in rows {
-            out.push(r.map_err(|e| self.err(e))?);
-        }
-        // An empty thread id sorts first and is not > ''; fetch it separately on the first page.
-        if after.is_none() {
-            if let Some(t) = self.thread_summary("")? {
-                out.insert(0, t);
-                out.truncate(limit);
-            }
-        }
-        Ok(out)
+        sql_err(&self.label, e)
     }
 
     fn thread_summary(&self, thread_id: &str) -> Result<Option<ThreadSummary>, StoreError> {
@@ -230,154 +147,6 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Whether the thread has any checkpoint (in any namespace).
-    pub fn thread_exists(&self, thread_id: &str) -> Result<bool, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT EXISTS(SELECT 1 FROM checkpoints WHERE thread_id = ?1)",
-                [thread_id],
-                |r| r.get(0),
-            )
-            .map_err(|e| self.err(e))
-    }
-
-    /// Checkpoint namespaces of a thread (`""` first).
-    pub fn namespaces(&self, thread_id: &str) -> Result<Vec<String>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ?1 ORDER BY checkpoint_ns")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([thread_id], |r| text(r, 0))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
-    }
-
-    /// `get_tuple`: the addressed checkpoint, or the latest one of `(thread, ns)`.
-    pub fn checkpoint(
-        &self,
-        thread_id: &str,
-        ns: &str,
-        checkpoint_id: Option<&str>,
-    ) -> Result<Option<CheckpointRow>, StoreError> {
-        let (big, rowid) = (self.preview_over, self.rowid);
-        let sql_by_id = &format!("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
-             FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
-        let sql_latest = &format!("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
-             FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 ORDER BY checkpoint_id DESC LIMIT 1");
-        let row = match checkpoint_id {
-            Some(id) => self
-                .conn
-                .prepare_cached(sql_by_id)
-                .and_then(|mut s| s.query_row(params![thread_id, ns, id], raw_row).optional()),
-            None => self
-                .conn
-                .prepare_cached(sql_latest)
-                .and_then(|mut s| s.query_row(params![thread_id, ns], raw_row).optional()),
-        }
-        .map_err(|e| self.err(e))?;
-        row.map(|r| self.finish_row(r)).transpose()
-    }
-
-    /// `list`: checkpoints of `(thread, ns)` newest first, strictly older than `before`, at most
-    /// `limit`.
-    pub fn history(
-        &self,
-        thread_id: &str,
-        ns: &str,
-        before: Option<&str>,
-        limit: usize,
-    ) -> Result<Vec<CheckpointRow>, StoreError> {
-        let (big, rowid) = (self.preview_over, self.rowid);
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
-                 FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND (?3 IS NULL OR checkpoint_id < ?3)
-                 ORDER BY checkpoint_id DESC LIMIT ?4"
-            ))
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(
-                params![thread_id, ns, before, limit.min(i64::MAX as usize) as i64],
-                raw_row,
-            )
-            .map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
-        for r in rows {
-            out.push(self.finish_row(r.map_err(|e| self.err(e))?)?);
-        }
-        Ok(out)
-    }
-
-    /// Pending writes of one checkpoint, sorted like `writes_sort_key`: `(task_path, task_id, idx)`.
-    pub fn writes(
-        &self,
-        thread_id: &str,
-        ns: &str,
-        checkpoint_id: &str,
-    ) -> Result<Vec<WriteRow>, StoreError> {
-        let sql = if self.has_task_path {
-            "task_path, task_id, idx"
-        } else {
-            "task_id, idx"
-        };
-        let sql = format!(
-            "SELECT task_id, {}, idx, channel, type, CASE WHEN length(value) > {} THEN NULL ELSE value END, length(value), {} FROM writes
-             WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3 ORDER BY {sql}",
-            if self.has_task_path { "task_path" } else { "''" },
-            self.preview_over,
-            self.rowid
-        );
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![thread_id, ns, checkpoint_id], |r| {
-                Ok((
-                    text(r, 0)?,
-                    text(r, 1)?,
-                    r.get::<_, i64>(2)?,
-                    text(r, 3)?,
-                    r.get::<_, Option<String>>(4)?,
-                    blob(r, 5)?,
-                    r.get::<_, Option<i64>>(6)?.unwrap_or(0) as u64,
-                    r.get::<_, i64>(7)?,
-                ))
-            })
-            .map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
-        for r in rows {
-            let (task_id, task_path, idx, channel, type_, bytes, len, rowid) =
-                r.map_err(|e| self.err(e))?;
-            let ty = type_.as_deref().unwrap_or("null");
-            let cut = (len > self.preview_over).then_some(len);
-            let decoded = if cut.is_some() {
-                self.preview_blob("writes", "value", rowid, ty)
-            } else {
-                Typed::decode(ty, &bytes)
-            };
-            let value = decoded.map_err(|e| {
-                StoreError::Corrupt {
-                    path: self.path.display().to_string(),
-                    what: "write value",
-                    location: format!(
-                        "writes(thread_id={thread_id:?}, checkpoint_ns={ns:?}, checkpoint_id={checkpoint_id}, task_id={task_id}, idx={idx})"
-                    ),
-                    detail: e.to_string(),
-                }
-            })?;
-            out.push(WriteRow {
-                task_id,
-                task_path,
-                idx,
-                channel,
-                type_,
-                value,
-                cut,
-            });
-        }
-        Ok(out)
-    }
-
     fn finish_row(&self, r: RawRow) -> Result<CheckpointRow, StoreError> {
         let metadata = parse_metadata(r.metadata.as_deref()).map_err(|detail| {
             self.corrupt_checkpoint(
@@ -388,36 +157,19 @@ impl Store {
                 detail,
             )
         })?;
+        let big = (r.len > self.preview_over).then_some((r.rowid, r.len));
         Ok(CheckpointRow {
             thread_id: r.thread_id,
             checkpoint_ns: r.checkpoint_ns,
             checkpoint_id: r.checkpoint_id,
             parent_checkpoint_id: r.parent_checkpoint_id,
-            type_: r.type_,
-            checkpoint: r.checkpoint,
             metadata,
-            big: (r.len > self.preview_over).then_some((r.rowid, r.len)),
-        })
-    }
-
-    /// Decode a row's checkpoint blob, reporting where a corrupt one lives.
-    pub fn decode(&self, row: &CheckpointRow) -> Result<super::Checkpoint, StoreError> {
-        let ty = row.type_.as_deref().unwrap_or("msgpack");
-        let decoded = match row.big {
-            Some((rowid, _)) => self
-                .preview_blob("checkpoints", "checkpoint", rowid, ty)
-                .map_err(|e| e.to_string())
-                .and_then(super::Checkpoint::from_typed),
-            None => super::Checkpoint::decode(ty, &row.checkpoint),
-        };
-        decoded.map_err(|detail| {
-            self.corrupt_checkpoint(
-                "checkpoint blob",
-                &row.thread_id,
-                &row.checkpoint_ns,
-                &row.checkpoint_id,
-                detail,
-            )
+            preview_of: big.map(|(_, len)| len),
+            body: Arc::new(Body {
+                type_: r.type_,
+                blob: r.checkpoint,
+                big,
+            }),
         })
     }
 
@@ -469,13 +221,375 @@ impl Store {
         detail: String,
     ) -> StoreError {
         StoreError::Corrupt {
-            path: self.path.display().to_string(),
+            path: self.label.clone(),
             what,
             location: format!(
                 "checkpoints(thread_id={thread_id:?}, checkpoint_ns={ns:?}, checkpoint_id={checkpoint_id})"
             ),
             detail,
         }
+    }
+}
+
+impl Backend for SqliteStore {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn kind(&self) -> &'static str {
+        "SQLite"
+    }
+
+    /// SQLite's `data_version` (commits by any other connection, WAL or not), and the file's
+    /// size and mtime plus whether a `-wal` exists (an `immutable` connection sees neither).
+    /// Cheap: one pragma and two `stat`s.
+    fn stamp(&self) -> Result<Stamp, StoreError> {
+        let data_version: i64 = self
+            .conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        let meta = std::fs::metadata(&self.path).ok();
+        let mtime = meta
+            .as_ref()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        Ok(Stamp(vec![
+            data_version as u128,
+            meta.as_ref().map_or(0, |m| m.len() as u128),
+            mtime,
+            sidecar(&self.path, "-wal").exists() as u128,
+        ]))
+    }
+
+    /// Opened `immutable=1` (a WAL file nobody had open): it will not see later writers.
+    fn needs_reopen(&self) -> bool {
+        self.immutable
+    }
+
+    fn encode_checkpoint(
+        &self,
+        ns: &str,
+        parent: Option<&str>,
+        cp: &CheckpointRef<'_>,
+        metadata: String,
+    ) -> EncodedCheckpoint {
+        EncodedCheckpoint {
+            ns: ns.to_string(),
+            id: cp.id.to_string(),
+            parent: parent.map(str::to_string),
+            checkpoint: super::encode_msgpack(cp),
+            metadata,
+            blobs: Vec::new(),
+        }
+    }
+
+    /// `BEGIN IMMEDIATE`: the write lock is taken before the head is checked, so no other writer
+    /// can slip in between the check and the writes. BEGIN/COMMIT are cached statements:
+    /// parsing them anew each superstep costs more than the inserts of a small step.
+    fn begin_write(&self) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached("BEGIN IMMEDIATE")
+            .and_then(|mut s| s.execute([]))
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// `PRAGMA data_version`: changes when another connection commits.
+    fn write_token(&self) -> Result<Option<i64>, StoreError> {
+        self.conn
+            .prepare_cached("PRAGMA data_version")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map(Some)
+            .map_err(|e| self.err(e))
+    }
+
+    fn head(&self, thread_id: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .prepare_cached(
+                "SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ''",
+            )
+            .and_then(|mut s| s.query_row([thread_id], |r| r.get(0)))
+            .map_err(|e| self.err(e))
+    }
+
+    /// `put`: INSERT OR REPLACE the checkpoint row.
+    fn put_checkpoint(&self, thread_id: &str, cp: &EncodedCheckpoint) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+                 VALUES (?1, ?2, ?3, ?4, 'msgpack', ?5, ?6)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    thread_id,
+                    cp.ns,
+                    cp.id,
+                    cp.parent,
+                    cp.checkpoint,
+                    cp.metadata.as_bytes()
+                ])
+            })
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// `put_writes`: one multi-row INSERT per batch (up to [`WRITES_PER_STATEMENT`] rows): rows
+    /// are inserted in order with the same conflict rule, so the result is what a statement per
+    /// row leaves, at a fraction of the per-statement cost.
+    fn put_writes(&self, thread_id: &str, w: &EncodedWrites) -> Result<(), StoreError> {
+        let run = || -> rusqlite::Result<()> {
+            for chunk in w.rows.chunks(WRITES_PER_STATEMENT) {
+                let mut cache = self.writes_sql.borrow_mut();
+                let sql = cache
+                    .entry((w.replace, chunk.len()))
+                    .or_insert_with(|| writes_sql(w.replace, chunk.len()));
+                let mut stmt = self.conn.prepare_cached(sql)?;
+                drop(cache);
+                stmt.raw_bind_parameter(1, thread_id)?;
+                stmt.raw_bind_parameter(2, &w.ns)?;
+                stmt.raw_bind_parameter(3, &w.checkpoint_id)?;
+                stmt.raw_bind_parameter(4, &w.task_id)?;
+                stmt.raw_bind_parameter(5, &w.task_path)?;
+                for (i, (idx, channel, ty, bytes)) in chunk.iter().enumerate() {
+                    let at = 6 + 4 * i;
+                    stmt.raw_bind_parameter(at, idx)?;
+                    stmt.raw_bind_parameter(at + 1, channel)?;
+                    stmt.raw_bind_parameter(at + 2, ty)?;
+                    stmt.raw_bind_parameter(at + 3, bytes)?;
+                }
+                stmt.raw_execute()?;
+            }
+            Ok(())
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    fn commit_write(&self) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached("COMMIT")
+            .and_then(|mut c| c.execute([]))
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    fn rollback_write(&self) {
+        let _ = self.conn.execute_batch("ROLLBACK");
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+
+    /// Threads of the root namespace, ordered by thread id, `limit` at a time after `after`.
+    fn threads(&self, after: Option<&str>, limit: usize) -> Result<Vec<ThreadSummary>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT thread_id,
+                        SUM(checkpoint_ns = ''),
+                        MAX(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END),
+                        SUM(checkpoint_ns <> '')
+                 FROM checkpoints WHERE thread_id > ?1
+                 GROUP BY thread_id ORDER BY thread_id LIMIT ?2",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![after.unwrap_or(""), limit as i64], |r| {
+                Ok(ThreadSummary {
+                    thread_id: text(r, 0)?,
+                    checkpoints: r.get::<_, Option<i64>>(1)?.unwrap_or(0),
+                    latest_checkpoint_id: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                    subgraph_checkpoints: r.get::<_, Option<i64>>(3)?.unwrap_or(0),
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for r in rows {
+            out.push(r.map_err(|e| self.err(e))?);
+        }
+        // An empty thread id sorts first and is not > ''; fetch it separately on the first page.
+        if after.is_none() {
+            if let Some(t) = self.thread_summary("")? {
+                out.insert(0, t);
+                out.truncate(limit);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether the thread has any checkpoint (in any namespace).
+    fn thread_exists(&self, thread_id: &str) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM checkpoints WHERE thread_id = ?1)",
+                [thread_id],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))
+    }
+
+    /// Checkpoint namespaces of a thread (`""` first).
+    fn namespaces(&self, thread_id: &str) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ?1 ORDER BY checkpoint_ns")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([thread_id], |r| text(r, 0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// `get_tuple`: the addressed checkpoint, or the latest one of `(thread, ns)`.
+    fn checkpoint(
+        &self,
+        thread_id: &str,
+        ns: &str,
+        checkpoint_id: Option<&str>,
+    ) -> Result<Option<CheckpointRow>, StoreError> {
+        let (big, rowid) = (self.preview_over, self.rowid);
+        let sql_by_id = &format!("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
+             FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
+        let sql_latest = &format!("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
+             FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 ORDER BY checkpoint_id DESC LIMIT 1");
+        let row = match checkpoint_id {
+            Some(id) => self
+                .conn
+                .prepare_cached(sql_by_id)
+                .and_then(|mut s| s.query_row(params![thread_id, ns, id], raw_row).optional()),
+            None => self
+                .conn
+                .prepare_cached(sql_latest)
+                .and_then(|mut s| s.query_row(params![thread_id, ns], raw_row).optional()),
+        }
+        .map_err(|e| self.err(e))?;
+        row.map(|r| self.finish_row(r)).transpose()
+    }
+
+    /// `list`: checkpoints of `(thread, ns)` newest first, strictly older than `before`, at most
+    /// `limit`.
+    fn history(
+        &self,
+        thread_id: &str,
+        ns: &str,
+        before: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<CheckpointRow>, StoreError> {
+        let (big, rowid) = (self.preview_over, self.rowid);
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
+                 FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND (?3 IS NULL OR checkpoint_id < ?3)
+                 ORDER BY checkpoint_id DESC LIMIT ?4"
+            ))
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(
+                params![thread_id, ns, before, limit.min(i64::MAX as usize) as i64],
+                raw_row,
+            )
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for r in rows {
+            out.push(self.finish_row(r.map_err(|e| self.err(e))?)?);
+        }
+        Ok(out)
+    }
+
+    /// Pending writes of one checkpoint, sorted like `writes_sort_key`: `(task_path, task_id, idx)`.
+    fn writes(
+        &self,
+        thread_id: &str,
+        ns: &str,
+        checkpoint_id: &str,
+    ) -> Result<Vec<WriteRow>, StoreError> {
+        let sql = if self.has_task_path {
+            "task_path, task_id, idx"
+        } else {
+            "task_id, idx"
+        };
+        let sql = format!(
+            "SELECT task_id, {}, idx, channel, type, CASE WHEN length(value) > {} THEN NULL ELSE value END, length(value), {} FROM writes
+             WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3 ORDER BY {sql}",
+            if self.has_task_path { "task_path" } else { "''" },
+            self.preview_over,
+            self.rowid
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![thread_id, ns, checkpoint_id], |r| {
+                Ok((
+                    text(r, 0)?,
+                    text(r, 1)?,
+                    r.get::<_, i64>(2)?,
+                    text(r, 3)?,
+                    r.get::<_, Option<String>>(4)?,
+                    blob(r, 5)?,
+                    r.get::<_, Option<i64>>(6)?.unwrap_or(0) as u64,
+                    r.get::<_, i64>(7)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for r in rows {
+            let (task_id, task_path, idx, channel, type_, bytes, len, rowid) =
+                r.map_err(|e| self.err(e))?;
+            let ty = type_.as_deref().unwrap_or("null");
+            let cut = (len > self.preview_over).then_some(len);
+            let decoded = if cut.is_some() {
+                self.preview_blob("writes", "value", rowid, ty)
+            } else {
+                Typed::decode(ty, &bytes)
+            };
+            let value = decoded.map_err(|e| {
+                StoreError::Corrupt {
+                    path: self.label.clone(),
+                    what: "write value",
+                    location: format!(
+                        "writes(thread_id={thread_id:?}, checkpoint_ns={ns:?}, checkpoint_id={checkpoint_id}, task_id={task_id}, idx={idx})"
+                    ),
+                    detail: e.to_string(),
+                }
+            })?;
+            out.push(WriteRow {
+                task_id,
+                task_path,
+                idx,
+                channel,
+                type_,
+                value,
+                cut,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Decode a row's checkpoint blob, reporting where a corrupt one lives.
+    fn decode(&self, row: &CheckpointRow) -> Result<super::Checkpoint, StoreError> {
+        let decoded = match row.body.downcast_ref::<Body>() {
+            None => Err("the row was not read from this SQLite store".to_string()),
+            Some(body) => {
+                let ty = body.type_.as_deref().unwrap_or("msgpack");
+                match body.big {
+                    Some((rowid, _)) => self
+                        .preview_blob("checkpoints", "checkpoint", rowid, ty)
+                        .map_err(|e| e.to_string())
+                        .and_then(super::Checkpoint::from_typed),
+                    None => super::Checkpoint::decode(ty, &body.blob),
+                }
+            }
+        };
+        decoded.map_err(|detail| {
+            self.corrupt_checkpoint(
+                "checkpoint blob",
+                &row.thread_id,
+                &row.checkpoint_ns,
+                &row.checkpoint_id,
+                detail,
+            )
+        })
     }
 }
 
@@ -529,24 +643,6 @@ fn blob(r: &rusqlite::Row, i: usize) -> rusqlite::Result<Vec<u8>> {
         ValueRef::Null => Vec::new(),
         other => format!("{other:?}").into_bytes(),
     })
-}
-
-/// Metadata is a JSON BLOB; SQL NULL or empty means `{}` (spec §1.3).
-pub fn parse_metadata(
-    raw: Option<&[u8]>,
-) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-    let Some(raw) = raw else {
-        return Ok(Default::default());
-    };
-    if raw.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Default::default());
-    }
-    match serde_json::from_slice::<serde_json::Value>(raw) {
-        Ok(serde_json::Value::Object(m)) => Ok(m),
-        Ok(serde_json::Value::Null) => Ok(Default::default()),
-        Ok(other) => Err(format!("metadata is JSON but not an object: {other}")),
-        Err(e) => Err(format!("metadata is not JSON: {e}")),
-    }
 }
 
 fn sql_err(path: &str, e: rusqlite::Error) -> StoreError {
@@ -656,6 +752,49 @@ fn table_columns(conn: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
     )?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     rows.collect()
+}
+
+/// Rows per multi-row INSERT into `writes` (9 columns, 5 shared: 5 + 4 x 64 parameters).
+const WRITES_PER_STATEMENT: usize = 64;
+
+/// `INSERT OR IGNORE|REPLACE INTO writes ... VALUES (...), (...)` for `rows` rows; the thread,
+/// namespace, checkpoint, task id and path are ?1..?5 in every row, each row's idx, channel,
+/// type and value the next four parameters.
+fn writes_sql(replace: bool, rows: usize) -> String {
+    let mut sql = format!(
+        "INSERT OR {} INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value) VALUES ",
+        if replace { "REPLACE" } else { "IGNORE" }
+    );
+    for i in 0..rows {
+        let at = 6 + 4 * i;
+        if i > 0 {
+            sql.push_str(", ");
+        }
+        sql.push_str(&format!(
+            "(?1, ?2, ?3, ?4, ?5, ?{at}, ?{}, ?{}, ?{})",
+            at + 1,
+            at + 2,
+            at + 3
+        ));
+    }
+    sql
+}
+
+/// A SQLite file with no tables at all (created, then its process was killed before the schema).
+pub fn sqlite_has_no_tables(path: &Path) -> bool {
+    Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|c| {
+            c.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| {
+                r.get::<_, i64>(0)
+            })
+        })
+        .map(|n| n == 0)
+        .unwrap_or(false)
+}
+
+/// `SqliteSaver.setup()` on a connection the caller owns: WAL plus the two tables (spec §1.1).
+pub fn create_sqlite_schema(conn: &Connection) -> rusqlite::Result<()> {
+    create_schema(conn)
 }
 
 /// SqliteSaver.setup(): WAL plus the two tables (spec §1.1).

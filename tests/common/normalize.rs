@@ -12,6 +12,25 @@ use superstep::ids::{self, NULL_TASK_ID};
 use superstep::store::{Checkpoint, Mode, Store};
 use superstep::value::{to_view, Send, ViewOptions};
 
+/// A read-only connection that leaves the file and its directory as they were: a WAL file with
+/// no `-wal` beside it (nobody has it open) is opened `immutable`, so no `-wal`/`-shm` appear
+/// next to a committed fixture.
+pub fn read_only(db: &Path) -> rusqlite::Connection {
+    let mut wal = db.as_os_str().to_os_string();
+    wal.push("-wal");
+    let immutable = if Path::new(&wal).exists() {
+        ""
+    } else {
+        "&immutable=1"
+    };
+    let abs = std::path::absolute(db).unwrap();
+    rusqlite::Connection::open_with_flags(
+        format!("file:{}?mode=ro{immutable}", abs.display()),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
+    )
+    .unwrap()
+}
+
 /// Recompute ids from the DB's own checkpoint ids and replace them with stable labels.
 pub struct Normalizer<'a> {
     pub graph: &'a Graph,
@@ -267,10 +286,11 @@ impl<'a> Normalizer<'a> {
     /// Only the given threads (all when `None`).
     pub fn normalize_threads(&self, db: &Path, only: Option<&[String]>) -> Json {
         let store = Store::open(db, Mode::ReadOnly).unwrap();
+        // the raw rows, read with a connection of our own (the store hands out none)
+        let conn = read_only(db);
         let o = ViewOptions::default();
         let mut threads = serde_json::Map::new();
-        let mut stmt = store
-            .conn()
+        let mut stmt = conn
             .prepare("SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id")
             .unwrap();
         let tids: Vec<String> = stmt
@@ -283,8 +303,7 @@ impl<'a> Normalizer<'a> {
                 continue;
             }
             // every namespace of the thread; labels are global to the thread (creation order)
-            let mut stmt = store
-                .conn()
+            let mut stmt = conn
                 .prepare("SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id=?1 ORDER BY checkpoint_id")
                 .unwrap();
             let all: Vec<(String, String)> = stmt
@@ -436,7 +455,13 @@ impl<'a> Normalizer<'a> {
                     out.push(json!({
                         "label": label(&r.checkpoint_id),
                         "parent": r.parent_checkpoint_id.as_deref().map(label),
-                        "type": r.type_,
+                        "type": conn
+                            .query_row(
+                                "SELECT type FROM checkpoints WHERE thread_id=?1 AND checkpoint_ns=?2 AND checkpoint_id=?3",
+                                [&r.thread_id, &r.checkpoint_ns, &r.checkpoint_id],
+                                |x| x.get::<_, Option<String>>(0),
+                            )
+                            .unwrap(),
                         "metadata": md,
                         "clock_seq": clock,
                         "v": cp.v,
@@ -450,8 +475,7 @@ impl<'a> Normalizer<'a> {
                 ns_out.insert(ns_label.clone(), Json::Array(std::mem::take(&mut out)));
             }
             // writes on checkpoints that were never saved (orphans)
-            let mut stmt = store
-                .conn()
+            let mut stmt = conn
                 .prepare(
                     "SELECT w.task_id, w.task_path, w.idx, w.channel, w.type FROM writes w LEFT JOIN checkpoints c
                      USING (thread_id, checkpoint_ns, checkpoint_id) WHERE w.thread_id=?1 AND c.checkpoint_id IS NULL

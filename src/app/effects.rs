@@ -7,7 +7,8 @@ use super::action::{
     ThreadData, ThreadHit,
 };
 use super::state::ThreadRow;
-use super::update::{checkpoint_view, history_entry, hit_label, hits_in};
+use super::update::{hit_label, hits_in};
+use super::views::{checkpoint_view, history_entry};
 use crate::engine::clock::IdSource;
 use crate::engine::update_state::AsNode;
 use crate::engine::Input;

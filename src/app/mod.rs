@@ -4,10 +4,12 @@
 
 pub mod action;
 pub mod effects;
+pub mod format;
 pub mod keymap;
 pub mod keys;
 pub mod state;
 pub mod update;
+pub mod views;
 
 use action::{Action, Effect};
 use crossterm::event::{Event, KeyEvent, KeyEventKind};

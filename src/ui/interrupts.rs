@@ -2,8 +2,8 @@
 //! (with the stored answer), its id and its value.
 
 use super::{draw_list, fit, pane_block, theme};
+use crate::app::format::preview;
 use crate::app::state::{AppState, Pane, TaskStatus};
-use crate::app::update::preview;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

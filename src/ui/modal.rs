@@ -3,8 +3,9 @@
 //! thread picker, and the `:` / `/` prompts.
 
 use super::{fit, theme};
+use crate::app::format::short_id;
 use crate::app::state::{check_json, AppState, Modal, TextInput};
-use crate::app::update::{help_text, short_id};
+use crate::app::update::help_text;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

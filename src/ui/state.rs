@@ -2,8 +2,8 @@
 //! (`+` added, `~` changed with the old value, `-` removed).
 
 use super::{draw_list, fit, pane_block, theme};
+use crate::app::format::short_id;
 use crate::app::state::{AppState, Diff, Pane};
-use crate::app::update::short_id;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -62,7 +62,7 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
                     "(removed; was {})",
                     v.was
                         .as_ref()
-                        .map(|x| crate::app::update::preview(x, 80))
+                        .map(|x| crate::app::format::preview(x, 80))
                         .unwrap_or_default()
                 ),
                 theme::dim(),

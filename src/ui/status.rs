@@ -2,9 +2,9 @@
 //! the footer generated from the keymap.
 
 use super::theme;
+use crate::app::format::short_id;
 use crate::app::keymap;
 use crate::app::state::{AppState, Mode, PauseView};
-use crate::app::update::short_id;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

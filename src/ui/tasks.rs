@@ -3,8 +3,8 @@
 //! (counted per execution), and approval-drift warnings.
 
 use super::{draw_list, fit, pane_block, theme};
+use crate::app::format::{preview, short_id};
 use crate::app::state::{AppState, CallView, Pane, PauseView};
-use crate::app::update::{preview, short_id};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

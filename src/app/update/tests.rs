@@ -1,9 +1,12 @@
 //! `update` with plain Actions: no terminal, no store, no engine.
 
+use super::run::breaks;
 use super::*;
-use crate::app::action::{HistoryEntry, RunKind, RunResult};
+use crate::app::action::{HistoryEntry, ResumeArg, RunKind, RunResult};
+use crate::app::views::history_lanes;
 use crate::engine::interrupts::{Effect as NodeEffect, InterruptCall};
 use crate::engine::{StepReport, TaskReport};
+use crate::ids::{interrupt_id, task_ns};
 use crate::value::from_view;
 use serde_json::json;
 

@@ -1,0 +1,47 @@
+//! Break-before / break-after on the selected node (or `*`, every node).
+
+use super::say;
+use crate::app::state::*;
+
+pub(super) fn toggle_break(s: &mut AppState, before: bool) {
+    if s.mode == Mode::Inspect {
+        say(
+            s,
+            Level::Warn,
+            "breakpoints are run configuration: they need a graph spec to step (superstep GRAPH.json)",
+        );
+        return;
+    }
+    let node = s.selected_node().map(|n| n.name.clone());
+    let all: Vec<String> = s.graph.nodes.iter().map(|n| n.name.clone()).collect();
+    let set = if before {
+        &mut s.breaks_before
+    } else {
+        &mut s.breaks_after
+    };
+    let kind = if before {
+        "break-before"
+    } else {
+        "break-after"
+    };
+    let text = match node {
+        None => {
+            set.all = !set.all;
+            set.nodes.clear();
+            format!(
+                "{kind} on every node (*): {}",
+                if set.all { "on" } else { "off" }
+            )
+        }
+        Some(n) => {
+            if set.all {
+                set.all = false;
+                set.nodes = all.into_iter().filter(|x| *x != n).collect();
+            } else if !set.nodes.remove(&n) {
+                set.nodes.insert(n.clone());
+            }
+            format!("{kind} {n}: {}", if set.matches(&n) { "on" } else { "off" })
+        }
+    };
+    say(s, Level::Info, text);
+}

@@ -1,0 +1,196 @@
+//! `update(&mut AppState, Action) -> Vec<Effect>`: the whole behaviour of the TUI, without IO.
+//!
+//! This file is the dispatch: each Action goes to the module of its concern —
+//! `movement` (cursor, paging the history in), `run` (step / continue and the engine's reports),
+//! `breakpoints`, `modals` (the dialogs), `viewer` (Enter on a row), `load` (what the runtime
+//! read), `search`, `subgraph` (namespaces) and `command` (the `:` line). What the panes show is
+//! built by `crate::app::views`.
+
+mod breakpoints;
+mod command;
+mod load;
+mod modals;
+mod movement;
+mod run;
+mod search;
+mod subgraph;
+mod viewer;
+
+pub use command::help_text;
+pub use search::{hit_label, hits_in};
+
+use super::action::{Action, Effect};
+use super::state::*;
+
+const READ_ONLY: &str = "read-only inspect mode: stepping runs the graph's code, which the DB \
+does not hold — open the spec with `superstep GRAPH.json --db FILE`";
+
+fn say(s: &mut AppState, level: Level, text: impl Into<String>) {
+    s.message = Some(Message {
+        level,
+        text: text.into(),
+    });
+}
+
+pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
+    match a {
+        Action::Quit => {
+            s.quit = true;
+            vec![]
+        }
+        Action::Help => {
+            s.modal = Some(Modal::Help { scroll: 0 });
+            vec![]
+        }
+        Action::Cancel => {
+            if s.modal.is_some() {
+                s.modal = None;
+            } else {
+                s.count = None;
+                s.search = None;
+                s.message = None;
+            }
+            vec![]
+        }
+        Action::Digit(d) => {
+            let c = s
+                .count
+                .unwrap_or(0)
+                .saturating_mul(10)
+                .saturating_add(d as u32);
+            s.count = Some(c.min(9999));
+            vec![]
+        }
+        Action::FocusNext => {
+            s.count = None;
+            s.focus = s.focus.next();
+            vec![]
+        }
+        Action::FocusPrev => {
+            s.count = None;
+            s.focus = s.focus.prev();
+            vec![]
+        }
+        Action::Focus(p) => {
+            s.focus = p;
+            vec![]
+        }
+        Action::Up => movement::move_by(s, -1),
+        Action::Down => movement::move_by(s, 1),
+        Action::PageUp => movement::move_by(s, -10),
+        Action::PageDown => movement::move_by(s, 10),
+        Action::Top => movement::move_to(s, 0),
+        Action::Bottom => movement::move_to(s, usize::MAX),
+        Action::Open => {
+            viewer::open_selected(s);
+            vec![]
+        }
+        Action::Step => run::step(s),
+        Action::Continue => run::continue_run(s),
+        Action::ToggleBreakBefore => {
+            breakpoints::toggle_break(s, true);
+            vec![]
+        }
+        Action::ToggleBreakAfter => {
+            breakpoints::toggle_break(s, false);
+            vec![]
+        }
+        Action::OpenResume => {
+            modals::open_resume(s);
+            vec![]
+        }
+        Action::OpenTimeTravel => {
+            modals::open_time_travel(s);
+            vec![]
+        }
+        Action::OpenUpdate => {
+            modals::open_update(s);
+            vec![]
+        }
+        Action::OpenNewThread => {
+            modals::open_new_thread(s);
+            vec![]
+        }
+        Action::OpenThreadPicker => modals::open_thread_picker(s),
+        Action::OpenSearch => {
+            s.modal = Some(Modal::Search {
+                input: TextInput::default(),
+            });
+            vec![]
+        }
+        Action::OpenCommand => {
+            s.modal = Some(Modal::Command {
+                input: TextInput::default(),
+            });
+            vec![]
+        }
+        Action::Input(k) => {
+            modals::input(s, k);
+            vec![]
+        }
+        Action::NextField => {
+            modals::next_field(s, true);
+            vec![]
+        }
+        Action::PrevField => {
+            modals::next_field(s, false);
+            vec![]
+        }
+        Action::Submit => modals::submit(s),
+        Action::Confirm => modals::confirm(s),
+        Action::Command(text) => command::command(s, &text),
+        Action::Search(q) => search::search(s, &q),
+        Action::SearchNext => search::search_step(s, 1),
+        Action::SearchPrev => search::search_step(s, -1),
+        Action::EnterSubgraph => subgraph::enter_subgraph(s),
+        Action::LeaveSubgraph => subgraph::leave_subgraph(s),
+        Action::HistoryPage {
+            thread,
+            ns,
+            entries,
+            more,
+            select,
+        } => load::history_page(s, thread, ns, entries, more, select),
+        Action::SearchResults {
+            query,
+            hits,
+            searched,
+        } => search::search_results(s, query, hits, searched),
+        Action::Resize(..) => vec![],
+        Action::ExternalChange => load::external_change(s),
+        Action::ThreadsLoaded(rows) => {
+            load::threads_loaded(s, rows);
+            vec![]
+        }
+        Action::ThreadLoaded(d) => {
+            load::thread_loaded(s, *d);
+            vec![]
+        }
+        Action::CheckpointLoaded(d) => {
+            load::checkpoint_loaded(s, *d);
+            vec![]
+        }
+        Action::Ran(r) => {
+            run::ran(s, *r);
+            vec![]
+        }
+        Action::Failed { error, hint } => {
+            run::failed(s, error, hint);
+            vec![]
+        }
+        Action::StateUpdated {
+            checkpoint,
+            as_node,
+        } => {
+            run::state_updated(s, checkpoint, as_node);
+            vec![]
+        }
+        Action::Info(t) => {
+            say(s, Level::Info, t);
+            vec![]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

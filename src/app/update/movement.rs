@@ -1,0 +1,85 @@
+//! Cursor movement in the focused pane (or the open viewer / picker), with count prefixes, and
+//! paging the history in as the cursor nears the end of what is loaded.
+
+use crate::app::action::Effect;
+use crate::app::state::*;
+
+/// History rows left before the end of what is loaded that fetch the next page.
+const HISTORY_PREFETCH: usize = 50;
+
+pub(super) fn move_by(s: &mut AppState, delta: i64) -> Vec<Effect> {
+    let n = s.count.take().unwrap_or(1).max(1) as i64;
+    match &mut s.modal {
+        Some(Modal::Help { scroll }) | Some(Modal::Viewer { scroll, .. }) => {
+            *scroll = (*scroll as i64 + delta * n).max(0) as usize;
+            return vec![];
+        }
+        Some(Modal::ThreadPicker { sel }) => {
+            let len = s.threads.len();
+            *sel = ((*sel as i64 + delta * n).max(0) as usize).min(len.saturating_sub(1));
+            return vec![];
+        }
+        Some(_) => return vec![],
+        None => {}
+    }
+    let cur = s.selected(s.focus) as i64;
+    move_to(s, (cur + delta * n).max(0) as usize)
+}
+
+pub(super) fn move_to(s: &mut AppState, row: usize) -> Vec<Effect> {
+    s.count = None;
+    if let Some(Modal::Help { scroll }) | Some(Modal::Viewer { scroll, .. }) = &mut s.modal {
+        *scroll = if row == 0 { 0 } else { usize::MAX / 2 };
+        return vec![];
+    }
+    let p = s.focus;
+    let len = s.pane_len(p);
+    let more = p == Pane::History && s.history_more;
+    // past the loaded rows (G, 5000j): load what is needed, then land there
+    if more && row >= len {
+        if let (Some(t), Some(h)) = (s.thread.clone(), s.history.last()) {
+            return vec![Effect::LoadHistory {
+                thread: t,
+                ns: s.ns.clone(),
+                before: h.id.clone(),
+                rows: (row != usize::MAX).then(|| row + 1 - len),
+                select: Some(row),
+            }];
+        }
+    }
+    let row = row.min(len.saturating_sub(1));
+    let old = s.sel[p.index()];
+    s.sel[p.index()] = row;
+    let mut out = Vec::new();
+    if p == Pane::History && row != old {
+        if let (Some(t), Some(h)) = (s.thread.clone(), s.history.get(row)) {
+            out.push(Effect::LoadCheckpoint {
+                thread: t,
+                ns: s.ns.clone(),
+                id: h.id.clone(),
+                latest: row == 0,
+            });
+        }
+    }
+    // near the end of what is loaded: fetch the next page of older checkpoints
+    if more && row + HISTORY_PREFETCH >= len {
+        if let (Some(t), Some(h)) = (s.thread.clone(), s.history.last()) {
+            out.push(Effect::LoadHistory {
+                thread: t,
+                ns: s.ns.clone(),
+                before: h.id.clone(),
+                rows: Some(0),
+                select: None,
+            });
+        }
+    }
+    out
+}
+
+pub(super) fn clamp_all(s: &mut AppState) {
+    for p in Pane::ALL {
+        let len = s.pane_len(p);
+        let i = p.index();
+        s.sel[i] = s.sel[i].min(len.saturating_sub(1));
+    }
+}

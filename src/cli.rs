@@ -21,9 +21,22 @@ pub struct Cli {
     /// per-spec file in the temp dir.
     #[arg(long, global = true, value_name = "FILE")]
     pub db: Option<PathBuf>,
-    /// Graph spec (.json) to debug in the terminal UI.
+    /// Graph to debug in the terminal UI: a spec (.json), a Python graph (app.py:graph,
+    /// package.module:graph) or a langgraph.json (then GRAPH_ID picks one of its graphs).
     #[arg(value_name = "GRAPH")]
     pub graph: Option<PathBuf>,
+    /// The graph id in a langgraph.json (needed when it names several graphs).
+    #[arg(value_name = "GRAPH_ID")]
+    pub graph_id: Option<String>,
+    /// Inspect --db read-only with this graph's real topology (app.py:graph, langgraph.json
+    /// [GRAPH_ID] as "langgraph.json:ID" or a spec): next tasks, task ids and reducer values are
+    /// then derived exactly.
+    #[arg(long = "graph", global = true, value_name = "REF")]
+    pub graph_ref: Option<String>,
+    /// The Python interpreter for Python graphs (default: $VIRTUAL_ENV, ./.venv, superstep's own
+    /// virtualenv, python3).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub python: Option<PathBuf>,
     /// Thread to show (default: the most recent; in debug mode created with the spec's input
     /// when missing).
     #[arg(long, short = 't', value_name = "THREAD")]
@@ -82,9 +95,13 @@ pub struct LintArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct EngineSel {
-    /// Graph spec (JSON in graphs/, code in Starlark).
+    /// Graph spec (JSON in graphs/, code in Starlark), Python graph (app.py:graph,
+    /// package.module:graph) or langgraph.json.
     #[arg(value_name = "GRAPH")]
     pub graph: PathBuf,
+    /// The graph id in a langgraph.json (needed when it names several graphs).
+    #[arg(value_name = "GRAPH_ID")]
+    pub graph_id: Option<String>,
     /// Thread id.
     #[arg(long, short = 't', value_name = "THREAD")]
     pub thread: String,
@@ -175,8 +192,12 @@ pub struct UpdateArgs {
 
 #[derive(Args, Debug)]
 pub struct GraphArgs {
+    /// Graph spec, Python graph (app.py:graph, package.module:graph) or langgraph.json.
     #[arg(value_name = "GRAPH")]
     pub graph: PathBuf,
+    /// The graph id in a langgraph.json.
+    #[arg(value_name = "GRAPH_ID")]
+    pub graph_id: Option<String>,
     /// Mermaid flowchart (like LangGraph's draw_mermaid).
     #[arg(long, conflicts_with = "ascii")]
     pub mermaid: bool,

@@ -1,6 +1,7 @@
 //! superstep: a terminal debugger for LangGraph-style graphs and their SqliteSaver checkpoints.
 
 pub mod app;
+pub mod bridge;
 pub mod cli;
 pub mod commands;
 pub mod engine;

@@ -3,7 +3,9 @@
 
 use crate::app::effects::Runtime;
 use crate::app::App;
+use crate::bridge::{GraphRef, PythonRef, PythonSource};
 use crate::engine::clock::{FixedIds, IdSource, SystemIds};
+use crate::source::GraphSource;
 use crate::spec::LoadedGraph;
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
@@ -13,6 +15,12 @@ use std::path::{Path, PathBuf};
 
 pub struct Options {
     pub graph: Option<PathBuf>,
+    /// The graph id in a langgraph.json.
+    pub graph_id: Option<String>,
+    /// `--graph REF`: inspect read-only with this graph's topology.
+    pub graph_ref: Option<String>,
+    /// `--python PATH`.
+    pub python: Option<PathBuf>,
     pub db: Option<PathBuf>,
     pub thread: Option<String>,
     pub keys: Vec<KeyEvent>,
@@ -56,6 +64,37 @@ pub fn default_graph_db(lg: &LoadedGraph) -> PathBuf {
     path
 }
 
+/// The DB a Python graph uses when `--db` is not given: one per reference, in the temp dir.
+pub fn default_python_db(r: &PythonRef) -> PathBuf {
+    let hash = xxhash_rust::xxh3::xxh3_64(r.label.as_bytes())
+        ^ std::env::current_dir()
+            .map(|d| xxhash_rust::xxh3::xxh3_64(d.to_string_lossy().as_bytes()))
+            .unwrap_or(0);
+    let name: String = r
+        .graph_id
+        .clone()
+        .unwrap_or_else(|| r.attr.clone())
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    std::env::temp_dir().join(format!("superstep-py-{name}-{:08x}.sqlite", hash as u32))
+}
+
+/// Start the bridge on a Python graph and open LangGraph's SqliteSaver on `db` (LangGraph, not
+/// superstep, creates the schema of a new file). Warnings are printed before the TUI opens.
+fn open_python(r: PythonRef, o: &Options, db: Option<&Path>) -> Result<PythonSource, String> {
+    let near = r.config.as_deref().and_then(Path::parent);
+    let py = crate::bridge::interpreter::choose(o.python.as_deref(), near);
+    let mut src = PythonSource::open(r, py, db)?;
+    for w in &src.warnings {
+        eprintln!("superstep: warning: {w}");
+    }
+    if db.is_some() {
+        src.open_db().map_err(|e| e.to_string())?;
+    }
+    Ok(src)
+}
+
 /// The frame as plain text (trailing spaces trimmed).
 pub fn buffer_text(buf: &Buffer) -> String {
     let a = buf.area;
@@ -84,9 +123,16 @@ pub fn run(
     demo_db: impl FnOnce() -> Result<PathBuf, String>,
     out: &mut dyn Write,
 ) -> Result<(), String> {
-    match &o.graph {
-        Some(g) => {
-            let lg = crate::spec::load(g).map_err(|e| e.to_string())?;
+    let graph = match &o.graph {
+        Some(g) => Some(GraphRef::parse(
+            &g.to_string_lossy(),
+            o.graph_id.as_deref(),
+        )?),
+        None => None,
+    };
+    match graph {
+        Some(GraphRef::Spec(g)) => {
+            let lg = crate::spec::load(&g).map_err(|e| e.to_string())?;
             let db = match &o.db {
                 Some(d) => d.clone(),
                 None => default_graph_db(&lg),
@@ -95,12 +141,37 @@ pub fn run(
             let app = App::debug(rt);
             session(app, &o, out)
         }
+        Some(GraphRef::Python(r)) => {
+            let db = match &o.db {
+                Some(d) => d.clone(),
+                None => default_python_db(&r),
+            };
+            if db.exists() {
+                // refuse a file that is not a checkpoint DB before LangGraph opens it for writing
+                crate::store::Store::open(&db, crate::store::Mode::ReadOnly)
+                    .map_err(|e| e.to_string())?;
+            }
+            let src = open_python(r, &o, Some(&db))?;
+            let rt = Runtime::with_source(&db, Box::new(src))?;
+            session(App::debug(rt), &o, out)
+        }
         None => {
             let db = match &o.db {
                 Some(d) => d.clone(),
                 None => demo_db()?,
             };
-            let rt = Runtime::inspect(&db)?;
+            let spec;
+            let mut rt = Runtime::inspect(&db)?;
+            if let Some(r) = &o.graph_ref {
+                let g: Box<dyn GraphSource + '_> = match GraphRef::parse_flag(r)? {
+                    GraphRef::Spec(p) => {
+                        spec = crate::spec::load(&p).map_err(|e| e.to_string())?;
+                        Box::new(crate::source::spec::SpecSource::new(&spec, Path::new("")))
+                    }
+                    GraphRef::Python(pr) => Box::new(open_python(pr, &o, None)?),
+                };
+                rt = rt.with_graph(g);
+            }
             if let Some(t) = &o.thread {
                 let threads = rt.threads()?;
                 if !threads.iter().any(|r| &r.id == t) {
@@ -124,6 +195,7 @@ fn session(mut app: App, o: &Options, out: &mut dyn Write) -> Result<(), String>
                 break;
             }
             app.key(*k);
+            app.settle();
         }
         let area = Rect::new(0, 0, o.size.0, o.size.1);
         let mut buf = Buffer::empty(area);
@@ -197,6 +269,7 @@ fn event_loop(app: &mut App, keys: &[KeyEvent]) -> std::io::Result<()> {
             return Ok(());
         }
         app.key(*k);
+        app.settle();
     }
     let mut dirty = true;
     loop {

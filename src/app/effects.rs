@@ -38,6 +38,8 @@ pub struct Runtime<'g> {
     stamp: Option<Stamp>,
     /// A run begun and not yet finished: why it was started and on which thread.
     running: Option<(RunKind, String)>,
+    /// `--graph REF` on an inspected file: the source gives the graph's shape, nothing runs.
+    read_only: bool,
 }
 
 fn source_error(e: &SourceError) -> Action {
@@ -75,6 +77,7 @@ impl<'g> Runtime<'g> {
             store,
             stamp: None,
             running: None,
+            read_only: false,
         })
     }
 
@@ -107,6 +110,7 @@ impl<'g> Runtime<'g> {
             store,
             stamp: None,
             running: None,
+            read_only: false,
         })
     }
 
@@ -120,12 +124,25 @@ impl<'g> Runtime<'g> {
             store,
             stamp: None,
             running: None,
+            read_only: false,
         })
+    }
+
+    /// Inspection with a graph's real topology (`--graph REF`): still read-only.
+    pub fn with_graph(mut self, source: Box<dyn GraphSource + 'g>) -> Self {
+        self.source = Some(source);
+        self.read_only = true;
+        self
     }
 
     /// The graph being debugged (`None`: inspection).
     pub fn source(&self) -> Option<&(dyn GraphSource + 'g)> {
         self.source.as_deref()
+    }
+
+    /// Whether this session steps a graph (not read-only inspection).
+    fn stepping(&self) -> bool {
+        self.source.is_some() && !self.read_only
     }
 
     pub fn db(&self) -> &Path {
@@ -169,6 +186,12 @@ impl<'g> Runtime<'g> {
 
     /// The graph source, or the read-only refusal.
     fn source_mut(&mut self) -> Result<&mut (dyn GraphSource + 'g), Action> {
+        if self.read_only {
+            return Err(Action::Failed {
+                error: "read-only inspect mode".into(),
+                hint: "--graph only supplies the graph's shape; to step, open the graph itself (superstep GRAPH --db FILE)".into(),
+            });
+        }
         let Some(src) = self.source.as_deref_mut() else {
             return Err(Action::Failed {
                 error: "read-only inspect mode".into(),
@@ -558,19 +581,21 @@ impl<'g> Runtime<'g> {
             Some(t) => Some(t.clone()),
             // debugging a graph: resume the most recent thread if it can still move; otherwise
             // start a fresh one with the spec's input, so n / c step straight away
-            None if self.source.is_some() => {
-                Self::most_recent(&threads).filter(|t| self.in_progress(t))
-            }
+            None if self.stepping() => Self::most_recent(&threads).filter(|t| self.in_progress(t)),
             None => Self::most_recent(&threads),
         };
-        let input = self.source.as_ref().map(|s| s.shape().input.clone());
+        let input = if self.stepping() {
+            self.source.as_ref().map(|s| s.shape().input.clone())
+        } else {
+            None
+        };
         match (pick, input) {
             (Some(t), _) if exists(&t) => {
                 let mut out = vec![Action::ThreadsLoaded(threads)];
                 out.extend(self.reload(&t, None).into_iter().skip(1));
                 out.push(Action::Info(format!(
                     "thread {t}{} — ? shows every key",
-                    if self.source.is_some() {
+                    if self.stepping() {
                         ": n steps, c continues"
                     } else {
                         " (read-only)"

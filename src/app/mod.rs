@@ -29,8 +29,13 @@ impl<'g> App<'g> {
     /// Read-only inspection of any SqliteSaver file.
     pub fn inspect(rt: Runtime<'g>) -> App<'g> {
         let db = rt.db().display().to_string();
+        // `--graph REF`: the graph pane shows the real graph, still read-only
+        let (label, info) = match rt.source() {
+            Some(s) => (Some(s.shape().label.clone()), graph_info(s.shape())),
+            None => (None, GraphInfo::default()),
+        };
         App {
-            state: AppState::new(Mode::Inspect, &db, None, GraphInfo::default()),
+            state: AppState::new(Mode::Inspect, &db, label, info),
             rt,
         }
     }
@@ -95,6 +100,16 @@ impl<'g> App<'g> {
             return true;
         }
         false
+    }
+
+    /// Block until the run in progress (a Python graph's step) has finished and its results are
+    /// applied: scripted keys (`--keys`) act on the state the run left, as a person would wait.
+    pub fn settle(&mut self) {
+        while self.rt.running() {
+            if !self.tick() {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        }
     }
 
     /// Resolve a key through the keymap and apply it. Returns whether it meant anything.

@@ -4,13 +4,14 @@
 //! byte-identical.
 
 use super::{human, CliError};
+use crate::bridge::{interpreter, GraphRef, PythonRef, PythonSource};
 use crate::cli::{ContinueArgs, EngineSel, GraphArgs, ReplayArgs, ResumeArgs, RunArgs, UpdateArgs};
 use crate::engine::interrupts::pending_interrupts;
 use crate::engine::pregel::{Input, Pause, Resume, StepReport, TaskOutcome};
 use crate::engine::update_state::AsNode;
 use crate::inspect::Thread;
 use crate::source::spec::SpecSource;
-use crate::source::{GraphSource, RunRequest, Shape, Start};
+use crate::source::{GraphSource, RunRequest, Shape, Start, TaskOutput};
 use crate::spec::model::Breakpoints;
 use crate::spec::{load, LoadedGraph};
 use crate::store::{Mode, Store};
@@ -24,20 +25,80 @@ fn load_graph(p: &Path) -> Result<LoadedGraph, CliError> {
     load(p).map_err(|e| CliError(e.to_string()))
 }
 
-/// Open the graph named on the command line as a graph source on `db` and hand it to `f`.
+/// How the graph on the command line is found and run.
+#[derive(Debug, Clone, Default)]
+pub struct GraphOpts {
+    /// `--python PATH`.
+    pub python: Option<std::path::PathBuf>,
+}
+
+/// Open the graph named on the command line (a spec, or a Python graph through the bridge) as a
+/// graph source on `db` and hand it to `f`. `db: None`: nothing will be run (`superstep graph`).
 fn with_source<T>(
     graph: &Path,
-    db: &Path,
+    graph_id: Option<&str>,
+    opts: &GraphOpts,
+    db: Option<&Path>,
     sel: Option<&EngineSel>,
     f: impl FnOnce(&mut dyn GraphSource) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
-    let lg = load_graph(graph)?;
-    let mut src = SpecSource::new(&lg, db);
-    if let Some(sel) = sel {
-        src.seed = sel.seed;
-        src.recursion_limit = sel.recursion_limit;
+    let arg = graph.to_string_lossy();
+    match GraphRef::parse(&arg, graph_id).map_err(CliError)? {
+        GraphRef::Spec(p) => {
+            let lg = load_graph(&p)?;
+            let mut src = SpecSource::new(&lg, db.unwrap_or(Path::new("")));
+            if let Some(sel) = sel {
+                src.seed = sel.seed;
+                src.recursion_limit = sel.recursion_limit;
+            }
+            f(&mut src)
+        }
+        GraphRef::Python(r) => {
+            let mut src = open_python(r, opts, db)?;
+            if let Some(sel) = sel {
+                src.recursion_limit = sel.recursion_limit;
+            }
+            f(&mut src)
+        }
     }
-    f(&mut src)
+}
+
+/// `--graph REF` on an inspection command: the topology of the graph whose checkpoints live in
+/// `ns`, from a spec or the live Python graph (nothing is run, no file is opened).
+pub fn graph_topology(
+    r: Option<&str>,
+    ns: &str,
+    opts: &GraphOpts,
+) -> Result<Option<crate::snapshot::topology::Topology>, CliError> {
+    let Some(r) = r else {
+        return Ok(None);
+    };
+    let t = match GraphRef::parse_flag(r).map_err(CliError)? {
+        GraphRef::Spec(p) => SpecSource::new(&load_graph(&p)?, Path::new("")).topology(ns),
+        GraphRef::Python(pr) => open_python(pr, opts, None)?.topology(ns),
+    };
+    match t {
+        Some(t) => Ok(Some(t)),
+        None => Err(CliError(format!(
+            "--graph {r}: the graph has no subgraph for namespace {ns:?}"
+        ))),
+    }
+}
+
+/// Start the bridge on a Python graph; warnings (a LangGraph outside 1.2.x, a replaced
+/// checkpointer) go to stderr.
+pub fn open_python(
+    r: PythonRef,
+    opts: &GraphOpts,
+    db: Option<&Path>,
+) -> Result<PythonSource, CliError> {
+    let near = r.config.as_deref().and_then(Path::parent);
+    let py = interpreter::choose(opts.python.as_deref(), near);
+    let src = PythonSource::open(r, py, db).map_err(CliError)?;
+    for w in &src.warnings {
+        eprintln!("superstep: warning: {w}");
+    }
+    Ok(src)
 }
 
 /// One `--id ID=JSON` answer.
@@ -152,14 +213,22 @@ fn preflight(
     })
 }
 
+/// What a run did: its supersteps, why it stopped (`None`: the step limit) and what the nodes
+/// printed (Python graphs).
+struct Driven {
+    reports: Vec<StepReport>,
+    pause: Option<Pause>,
+    output: Vec<TaskOutput>,
+}
+
 /// Run `start` on the thread and take up to `--steps` supersteps (all of them until a pause
-/// without it). Returns the reports and why the run stopped (`None`: the step limit).
+/// without it).
 fn drive(
     src: &mut dyn GraphSource,
     sel: &EngineSel,
     input: Input,
     checkpoint: Option<&str>,
-) -> Result<(Vec<StepReport>, Option<Pause>), CliError> {
+) -> Result<Driven, CliError> {
     let shape = src.shape();
     let before = breakpoints(&sel.break_before, shape, "--break-before")?
         .unwrap_or_else(|| shape.interrupt_before.clone());
@@ -179,7 +248,11 @@ fn drive(
         return Err(CliError(e.to_string()));
     }
     let pause = out.reports.last().and_then(|r| r.pause.clone());
-    Ok((out.reports, pause))
+    Ok(Driven {
+        reports: out.reports,
+        pause,
+        output: out.output,
+    })
 }
 
 fn pause_json(p: &Option<Pause>, steps: Option<usize>) -> Json {
@@ -197,6 +270,19 @@ fn pause_json(p: &Option<Pause>, steps: Option<usize>) -> Json {
             json!({"kind": "recursion_limit", "limit": n, "error": format!("GraphRecursionError: Recursion limit of {n} reached without hitting a stop condition. You can increase the limit by setting the `recursion_limit` config key.")})
         }
     }
+}
+
+/// Captured node output as JSON: one object per chunk, by task and attempt.
+fn output_json(output: &[TaskOutput]) -> Json {
+    Json::Array(
+        output
+            .iter()
+            .map(|o| {
+                json!({"task_id": o.task_id, "node": o.node, "ns": o.ns, "attempt": o.attempt,
+                       "stream": o.stream, "text": o.text})
+            })
+            .collect(),
+    )
 }
 
 pub fn pause_line(p: &Option<Pause>) -> String {
@@ -237,16 +323,19 @@ fn step_json(r: &StepReport) -> Json {
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 fn finish(
     src: &dyn GraphSource,
     db: &Path,
     sel: &EngineSel,
-    reports: Vec<StepReport>,
-    pause: Option<Pause>,
+    run: Driven,
     color: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
+    let Driven {
+        reports,
+        pause,
+        output,
+    } = run;
     let store = Store::open(db, Mode::ReadOnly)?;
     let th = Thread::open(&store, &sel.thread, "", src.topology(""))?;
     let snap = th.show(None)?;
@@ -254,6 +343,9 @@ fn finish(
         let mut j = snap.to_json(ViewOptions::default());
         j["pause"] = pause_json(&pause, sel.steps);
         j["steps"] = Json::Array(reports.iter().map(step_json).collect());
+        if !output.is_empty() {
+            j["output"] = output_json(&output);
+        }
         serde_json::to_writer_pretty(&mut *out, &j)?;
         writeln!(out)?;
     } else {
@@ -278,6 +370,21 @@ fn finish(
                     TaskOutcome::Error(e) => format!("error {e}"),
                 };
                 writeln!(out, "step {:>3}  {}  {outcome}{effects}", r.step, t.name)?;
+                for o in output.iter().filter(|o| o.task_id == t.id) {
+                    for line in o.text.lines() {
+                        // TODO(escape): node output through hostile's escaping function
+                        let tag = if o.attempt > 1 {
+                            format!("attempt {} ", o.attempt)
+                        } else {
+                            String::new()
+                        };
+                        writeln!(
+                            out,
+                            "           | {tag}{}{line}",
+                            if o.stream == "stderr" { "! " } else { "" }
+                        )?;
+                    }
+                }
             }
         }
         human::snapshot(&snap, color, out)?;
@@ -286,159 +393,219 @@ fn finish(
     Ok(())
 }
 
-pub fn run(db: &Path, a: &RunArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
-    with_source(&a.sel.graph, db, Some(&a.sel), |src| {
-        let shape = src.shape();
-        let input = match &a.input {
-            Some(t) => parse_json("--input", t)?,
-            None => match &shape.input {
-                Some(j) => from_view(j).map_err(|e| CliError(format!("input: {e}")))?,
-                None => {
-                    return Err(CliError(format!(
-                        "{}: no input: pass --input JSON or set \"input\" in the spec",
-                        shape.label
-                    )))
-                }
-            },
-        };
-        preflight(db, &a.sel.thread, false, None)?;
-        let (reports, pause) = drive(src, &a.sel, Input::Value(input), None)?;
-        finish(src, db, &a.sel, reports, pause, color, out)
-    })
+pub fn run(
+    db: &Path,
+    a: &RunArgs,
+    opts: &GraphOpts,
+    color: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    with_source(
+        &a.sel.graph,
+        a.sel.graph_id.as_deref(),
+        opts,
+        Some(db),
+        Some(&a.sel),
+        |src| {
+            let shape = src.shape();
+            let input = match &a.input {
+                Some(t) => parse_json("--input", t)?,
+                None => match &shape.input {
+                    Some(j) => from_view(j).map_err(|e| CliError(format!("input: {e}")))?,
+                    None => {
+                        return Err(CliError(format!(
+                            "{}: no input: pass --input JSON or set \"input\" in the spec",
+                            shape.label
+                        )))
+                    }
+                },
+            };
+            preflight(db, &a.sel.thread, false, None)?;
+            let run = drive(src, &a.sel, Input::Value(input), None)?;
+            finish(src, db, &a.sel, run, color, out)
+        },
+    )
 }
 
-pub fn resume(db: &Path, a: &ResumeArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
-    with_source(&a.sel.graph, db, Some(&a.sel), |src| {
-        // LangGraph accepts a Command on a thread with no checkpoint (it becomes the input), so
-        // the thread need not exist; an addressed checkpoint must.
-        let pre = preflight(
-            db,
-            &a.sel.thread,
-            a.checkpoint.is_some(),
-            a.checkpoint.as_deref(),
-        )?;
-        let resume = if let Some(v) = &a.value {
-            let v = parse_json("--value", v)?;
-            if pre.pending.len() > 1 {
-                return Err(CliError(format!(
+pub fn resume(
+    db: &Path,
+    a: &ResumeArgs,
+    opts: &GraphOpts,
+    color: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    with_source(
+        &a.sel.graph,
+        a.sel.graph_id.as_deref(),
+        opts,
+        Some(db),
+        Some(&a.sel),
+        |src| {
+            // LangGraph accepts a Command on a thread with no checkpoint (it becomes the input), so
+            // the thread need not exist; an addressed checkpoint must.
+            let pre = preflight(
+                db,
+                &a.sel.thread,
+                a.checkpoint.is_some(),
+                a.checkpoint.as_deref(),
+            )?;
+            let resume = if let Some(v) = &a.value {
+                let v = parse_json("--value", v)?;
+                if pre.pending.len() > 1 {
+                    return Err(CliError(format!(
                     "RuntimeError: When there are multiple pending interrupts, you must specify the interrupt id when resuming (pending: {}); use --id ID=JSON",
                     pre.pending.join(", ")
                 )));
-            }
-            Some(Resume::Plain(v))
-        } else if !a.id.is_empty() {
-            let mut map = Vec::new();
-            for item in &a.id {
-                let (id, v) = parse_id_answer(item)?;
-                if !pre.pending.contains(&id) {
+                }
+                Some(Resume::Plain(v))
+            } else if !a.id.is_empty() {
+                let mut map = Vec::new();
+                for item in &a.id {
+                    let (id, v) = parse_id_answer(item)?;
+                    if !pre.pending.contains(&id) {
+                        return Err(CliError(format!(
+                            "--id: unknown interrupt id {id} (pending: {})",
+                            if pre.pending.is_empty() {
+                                "none".to_string()
+                            } else {
+                                pre.pending.join(", ")
+                            }
+                        )));
+                    }
+                    map.push((id, v));
+                }
+                Some(Resume::Map(map))
+            } else {
+                None
+            };
+            let update = a
+                .update
+                .as_deref()
+                .map(|u| parse_json("--update", u))
+                .transpose()?;
+            for g in &a.goto {
+                if !is_node(src.shape(), g) {
                     return Err(CliError(format!(
-                        "--id: unknown interrupt id {id} (pending: {})",
-                        if pre.pending.is_empty() {
-                            "none".to_string()
-                        } else {
-                            pre.pending.join(", ")
-                        }
+                        "--goto: unknown node {g:?} (nodes: {})",
+                        src.shape().node_names()
                     )));
                 }
-                map.push((id, v));
             }
-            Some(Resume::Map(map))
-        } else {
-            None
-        };
-        let update = a
-            .update
-            .as_deref()
-            .map(|u| parse_json("--update", u))
-            .transpose()?;
-        for g in &a.goto {
-            if !is_node(src.shape(), g) {
-                return Err(CliError(format!(
-                    "--goto: unknown node {g:?} (nodes: {})",
-                    src.shape().node_names()
-                )));
+            if resume.is_none() && update.is_none() && a.goto.is_empty() {
+                return Err(CliError(
+                    "resume: give --value JSON, --id ID=JSON, --update JSON or --goto NODE".into(),
+                ));
             }
-        }
-        if resume.is_none() && update.is_none() && a.goto.is_empty() {
-            return Err(CliError(
-                "resume: give --value JSON, --id ID=JSON, --update JSON or --goto NODE".into(),
-            ));
-        }
-        let goto = a.goto.iter().map(|g| Value::from(g.as_str())).collect();
-        let input = Input::Command {
-            update,
-            goto,
-            resume,
-        };
-        let (reports, pause) = drive(src, &a.sel, input, a.checkpoint.as_deref())?;
-        finish(src, db, &a.sel, reports, pause, color, out)
-    })
+            let goto = a.goto.iter().map(|g| Value::from(g.as_str())).collect();
+            let input = Input::Command {
+                update,
+                goto,
+                resume,
+            };
+            let run = drive(src, &a.sel, input, a.checkpoint.as_deref())?;
+            finish(src, db, &a.sel, run, color, out)
+        },
+    )
 }
 
 pub fn continue_(
     db: &Path,
     a: &ContinueArgs,
+    opts: &GraphOpts,
     color: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    with_source(&a.sel.graph, db, Some(&a.sel), |src| {
-        preflight(db, &a.sel.thread, true, None)?;
-        let (reports, pause) = drive(src, &a.sel, Input::Continue, None)?;
-        finish(src, db, &a.sel, reports, pause, color, out)
-    })
+    with_source(
+        &a.sel.graph,
+        a.sel.graph_id.as_deref(),
+        opts,
+        Some(db),
+        Some(&a.sel),
+        |src| {
+            preflight(db, &a.sel.thread, true, None)?;
+            let run = drive(src, &a.sel, Input::Continue, None)?;
+            finish(src, db, &a.sel, run, color, out)
+        },
+    )
 }
 
-pub fn replay(db: &Path, a: &ReplayArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
-    with_source(&a.sel.graph, db, Some(&a.sel), |src| {
-        preflight(db, &a.sel.thread, true, Some(&a.checkpoint))?;
-        let (reports, pause) = drive(src, &a.sel, Input::Continue, Some(&a.checkpoint))?;
-        finish(src, db, &a.sel, reports, pause, color, out)
-    })
+pub fn replay(
+    db: &Path,
+    a: &ReplayArgs,
+    opts: &GraphOpts,
+    color: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    with_source(
+        &a.sel.graph,
+        a.sel.graph_id.as_deref(),
+        opts,
+        Some(db),
+        Some(&a.sel),
+        |src| {
+            preflight(db, &a.sel.thread, true, Some(&a.checkpoint))?;
+            let run = drive(src, &a.sel, Input::Continue, Some(&a.checkpoint))?;
+            finish(src, db, &a.sel, run, color, out)
+        },
+    )
 }
 
-pub fn update(db: &Path, a: &UpdateArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
-    with_source(&a.sel.graph, db, Some(&a.sel), |src| {
-        let values = parse_json("--values", &a.values)?;
-        let as_node = AsNode::parse(a.as_node.as_deref());
-        if let AsNode::Node(n) = &as_node {
-            if !is_node(src.shape(), n) {
-                return Err(CliError(format!(
+pub fn update(
+    db: &Path,
+    a: &UpdateArgs,
+    opts: &GraphOpts,
+    color: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    with_source(
+        &a.sel.graph,
+        a.sel.graph_id.as_deref(),
+        opts,
+        Some(db),
+        Some(&a.sel),
+        |src| {
+            let values = parse_json("--values", &a.values)?;
+            let as_node = AsNode::parse(a.as_node.as_deref());
+            if let AsNode::Node(n) = &as_node {
+                if !is_node(src.shape(), n) {
+                    return Err(CliError(format!(
                     "--as-node: InvalidUpdateError: Node {n} does not exist (nodes: __start__, {})",
                     src.shape().node_names()
                 )));
+                }
             }
-        }
-        preflight(db, &a.sel.thread, false, a.checkpoint.as_deref())?;
-        let values = if values.is_nil() { None } else { Some(values) };
-        // breakpoints are run configuration: checked like the run commands', unused here
-        breakpoints(&a.sel.break_before, src.shape(), "--break-before")?;
-        breakpoints(&a.sel.break_after, src.shape(), "--break-after")?;
-        let id = src
-            .update_state(&a.sel.thread, a.checkpoint.as_deref(), values, as_node)
-            .map_err(|x| CliError(x.to_string()))?;
-        let store = Store::open(db, Mode::ReadOnly)?;
-        let th = Thread::open(&store, &a.sel.thread, "", src.topology(""))?;
-        let snap = th.show(None)?;
-        if a.sel.out.json {
-            let mut j = snap.to_json(ViewOptions::default());
-            j["update"] = json!({"checkpoint": id});
-            serde_json::to_writer_pretty(&mut *out, &j)?;
-            writeln!(out)?;
-        } else {
-            human::snapshot(&snap, color, out)?;
-            writeln!(
-                out,
-                "{}",
-                human::bold(&format!("updated: new checkpoint {id}"), color)
-            )?;
-        }
-        Ok(())
-    })
+            preflight(db, &a.sel.thread, false, a.checkpoint.as_deref())?;
+            let values = if values.is_nil() { None } else { Some(values) };
+            // breakpoints are run configuration: checked like the run commands', unused here
+            breakpoints(&a.sel.break_before, src.shape(), "--break-before")?;
+            breakpoints(&a.sel.break_after, src.shape(), "--break-after")?;
+            let id = src
+                .update_state(&a.sel.thread, a.checkpoint.as_deref(), values, as_node)
+                .map_err(|x| CliError(x.to_string()))?;
+            let store = Store::open(db, Mode::ReadOnly)?;
+            let th = Thread::open(&store, &a.sel.thread, "", src.topology(""))?;
+            let snap = th.show(None)?;
+            if a.sel.out.json {
+                let mut j = snap.to_json(ViewOptions::default());
+                j["update"] = json!({"checkpoint": id});
+                serde_json::to_writer_pretty(&mut *out, &j)?;
+                writeln!(out)?;
+            } else {
+                human::snapshot(&snap, color, out)?;
+                writeln!(
+                    out,
+                    "{}",
+                    human::bold(&format!("updated: new checkpoint {id}"), color)
+                )?;
+            }
+            Ok(())
+        },
+    )
 }
 
-pub fn graph(a: &GraphArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    // nothing is run or written: the file is never opened
-    with_source(&a.graph, Path::new(""), None, |src| {
+pub fn graph(a: &GraphArgs, opts: &GraphOpts, out: &mut dyn Write) -> Result<(), CliError> {
+    // nothing is run or written: no file is opened
+    with_source(&a.graph, a.graph_id.as_deref(), opts, None, None, |src| {
         out.write_all(src.graph_text(a.mermaid).as_bytes())?;
         Ok(())
     })
@@ -450,6 +617,13 @@ pub fn graph_text(lg: &LoadedGraph, mermaid: bool) -> String {
 }
 
 pub fn lint(a: &crate::cli::LintArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
+    let arg = a.graph.to_string_lossy();
+    if let Ok(GraphRef::Python(r)) = GraphRef::parse(&arg, None) {
+        return Err(CliError(format!(
+            "{}: superstep lint checks a spec's Starlark node code; Python graphs are not linted",
+            r.label
+        )));
+    }
     let lg = load_graph(&a.graph)?;
     // the graph's own node code, then its subgraphs' (a subgraph's pitfalls are the graph's too)
     fn collect(lg: &LoadedGraph, out: &mut Vec<crate::lint::Finding>) -> Result<(), CliError> {

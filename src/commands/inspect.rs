@@ -86,11 +86,16 @@ pub fn threads(db: &Path, json: bool, color: bool, out: &mut dyn Write) -> Resul
 pub fn history(
     db: &Path,
     a: &HistoryArgs,
+    graph: Option<Topology>,
     color: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let store = open(db)?;
-    let thread = Thread::open(&store, &a.sel.thread, &a.sel.ns, topology(&a.sel)?)?;
+    let topo = match graph {
+        Some(t) => Some(t),
+        None => topology(&a.sel)?,
+    };
+    let thread = Thread::open(&store, &a.sel.thread, &a.sel.ns, topo)?;
     let opts = ViewOptions::default();
     if a.out.json {
         write!(out, "[")?;
@@ -112,9 +117,19 @@ pub fn history(
     Ok(())
 }
 
-pub fn show(db: &Path, a: &ShowArgs, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn show(
+    db: &Path,
+    a: &ShowArgs,
+    graph: Option<Topology>,
+    color: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     let store = open(db)?;
-    let thread = Thread::open(&store, &a.sel.thread, &a.sel.ns, topology(&a.sel)?)?;
+    let topo = match graph {
+        Some(t) => Some(t),
+        None => topology(&a.sel)?,
+    };
+    let thread = Thread::open(&store, &a.sel.thread, &a.sel.ns, topo)?;
     let snap = thread.show(a.checkpoint.as_deref())?;
     if a.out.json {
         serde_json::to_writer_pretty(&mut *out, &snap.to_json(ViewOptions::default()))?;

@@ -41,16 +41,25 @@ pub fn run(cli: Cli) -> i32 {
 
 fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<(), CliError> {
     let color = human::color_enabled();
+    let opts = engine::GraphOpts {
+        python: cli.python.clone(),
+    };
     match cli.command {
         Some(Command::Threads(a)) => inspect::threads(&db_path(cli.db)?, a.out.json, color, out),
-        Some(Command::History(a)) => inspect::history(&db_path(cli.db)?, &a, color, out),
-        Some(Command::Show(a)) => inspect::show(&db_path(cli.db)?, &a, color, out),
-        Some(Command::Run(a)) => engine::run(&need_db(cli.db)?, &a, color, out),
-        Some(Command::Resume(a)) => engine::resume(&need_db(cli.db)?, &a, color, out),
-        Some(Command::Continue(a)) => engine::continue_(&need_db(cli.db)?, &a, color, out),
-        Some(Command::Replay(a)) => engine::replay(&need_db(cli.db)?, &a, color, out),
-        Some(Command::Update(a)) => engine::update(&need_db(cli.db)?, &a, color, out),
-        Some(Command::Graph(a)) => engine::graph(&a, out),
+        Some(Command::History(a)) => {
+            let g = engine::graph_topology(cli.graph_ref.as_deref(), &a.sel.ns, &opts)?;
+            inspect::history(&db_path(cli.db)?, &a, g, color, out)
+        }
+        Some(Command::Show(a)) => {
+            let g = engine::graph_topology(cli.graph_ref.as_deref(), &a.sel.ns, &opts)?;
+            inspect::show(&db_path(cli.db)?, &a, g, color, out)
+        }
+        Some(Command::Run(a)) => engine::run(&need_db(cli.db)?, &a, &opts, color, out),
+        Some(Command::Resume(a)) => engine::resume(&need_db(cli.db)?, &a, &opts, color, out),
+        Some(Command::Continue(a)) => engine::continue_(&need_db(cli.db)?, &a, &opts, color, out),
+        Some(Command::Replay(a)) => engine::replay(&need_db(cli.db)?, &a, &opts, color, out),
+        Some(Command::Update(a)) => engine::update(&need_db(cli.db)?, &a, &opts, color, out),
+        Some(Command::Graph(a)) => engine::graph(&a, &opts, out),
         Some(Command::Lint(a)) => engine::lint(&a, color, out),
         None => main_command(cli, color, out),
     }
@@ -71,11 +80,16 @@ fn main_command(mut cli: Cli, color: bool, out: &mut dyn Write) -> Result<(), Cl
         return inspect::overview(&db_path(cli.db)?, color, out);
     }
     if let Some(g) = &cli.graph {
-        if !crate::tui::is_spec(g) {
-            return Err(CliError(format!(
-                "{}: expected a graph spec (.json), a checkpoint DB file or a subcommand (superstep --help)",
-                g.display()
-            )));
+        let arg = g.to_string_lossy();
+        if let Err(e) = crate::bridge::GraphRef::parse(&arg, cli.graph_id.as_deref()) {
+            // a name that is no reference at all: say every kind of thing that is accepted
+            if !arg.contains(':') && !crate::tui::is_spec(g) {
+                return Err(CliError(format!(
+                    "{}: expected a graph spec (.json), a checkpoint DB file or a subcommand (superstep --help), or a Python graph (app.py:graph, package.module:graph, langgraph.json [GRAPH_ID])",
+                    g.display()
+                )));
+            }
+            return Err(CliError(e));
         }
     }
     if !cli.print && !tty {
@@ -91,6 +105,9 @@ fn main_command(mut cli: Cli, color: bool, out: &mut dyn Write) -> Result<(), Cl
     let size = crate::tui::parse_size(&cli.size).map_err(CliError)?;
     let opts = crate::tui::Options {
         graph: cli.graph,
+        graph_id: cli.graph_id,
+        graph_ref: cli.graph_ref,
+        python: cli.python,
         db: cli.db,
         thread: cli.thread,
         keys,

@@ -1,0 +1,412 @@
+//! The bridge protocol, version [`PROTOCOL`]: one JSON object per line, each typed by `"type"`.
+//! Requests carry an `id`; answers and events carry `re`, the id they belong to. Values cross as
+//! LangGraph's own serialisation (`{"type": "msgpack", "hex": ...}`, what `dumps_typed` makes),
+//! decoded here exactly like a row of the checkpoint file.
+
+use crate::engine::{Pause, StepReport, TaskOutcome, TaskReport};
+use crate::value::{Interrupt, Typed};
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+
+/// Bumped on any incompatible change; the Python side says which one it speaks in `hello`.
+pub const PROTOCOL: u32 = 1;
+
+/// superstep -> bridge.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Request {
+    Load {
+        id: u64,
+        #[serde(rename = "ref")]
+        target: WireRef,
+        /// The checkpoint file (opened by LangGraph's SqliteSaver on the first run).
+        db: Option<String>,
+        env: std::collections::BTreeMap<String, String>,
+        paths: Vec<String>,
+    },
+    /// Create the SqliteSaver (and its schema) now instead of on the first run.
+    Open {
+        id: u64,
+    },
+    Run {
+        id: u64,
+        thread: String,
+        start: WireStart,
+        steps: Option<usize>,
+        before: Option<WireBreaks>,
+        after: Option<WireBreaks>,
+        recursion_limit: i64,
+    },
+    UpdateState {
+        id: u64,
+        thread: String,
+        checkpoint: Option<String>,
+        values: Json,
+        as_node: Option<String>,
+    },
+    GetState {
+        id: u64,
+        thread: String,
+        ns: String,
+        checkpoint: Option<String>,
+    },
+    /// Abandon the run in progress (nothing is written).
+    Reset {
+        id: u64,
+    },
+    /// Interrupt the run in progress (SIGINT to the bridge's main thread).
+    Cancel,
+    Shutdown {
+        id: u64,
+    },
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct WireRef {
+    pub file: Option<String>,
+    pub module: Option<String>,
+    pub attr: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WireStart {
+    Continue,
+    Fresh {
+        input: WireInput,
+        checkpoint: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WireInput {
+    Value {
+        value: Json,
+    },
+    Continue,
+    Command {
+        update: Option<Json>,
+        goto: Vec<String>,
+        resume: Option<WireResume>,
+    },
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum WireResume {
+    Value { value: Json },
+    Map { map: Vec<(String, Json)> },
+}
+
+/// `"*"` or node names.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum WireBreaks {
+    All(String),
+    Nodes(Vec<String>),
+}
+
+/// bridge -> superstep.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    Hello(Hello),
+    Loaded {
+        re: u64,
+        name: Option<String>,
+        #[serde(rename = "async")]
+        is_async: bool,
+        kind: String,
+        topology: Json,
+        had_checkpointer: Option<String>,
+    },
+    Output(Output),
+    Step {
+        re: u64,
+        report: WireReport,
+    },
+    Done {
+        re: u64,
+        checkpoint: Option<String>,
+        error: Option<WireError>,
+        suspended: bool,
+    },
+    Updated {
+        re: u64,
+        checkpoint: String,
+    },
+    State {
+        re: u64,
+        values: std::collections::BTreeMap<String, WireValue>,
+        next: Vec<String>,
+    },
+    Ok {
+        re: u64,
+    },
+    Bye {
+        re: u64,
+    },
+    Error {
+        re: Option<u64>,
+        kind: String,
+        message: String,
+        #[serde(default)]
+        hint: String,
+        #[serde(default)]
+        frame: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Hello {
+    pub protocol: u32,
+    pub pid: u32,
+    pub python: String,
+    pub executable: String,
+    #[serde(default)]
+    pub langgraph: Option<String>,
+    #[serde(default, rename = "langgraph-checkpoint-sqlite")]
+    pub checkpoint_sqlite: Option<String>,
+    /// Importing langgraph failed: why.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// Text a node (or the module import, `task_id: None`) printed or logged.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Output {
+    pub stream: String,
+    pub text: String,
+    #[serde(default)]
+    pub task_id: Option<String>,
+    #[serde(default)]
+    pub node: Option<String>,
+    #[serde(default)]
+    pub ns: Option<String>,
+    #[serde(default)]
+    pub attempt: Option<u32>,
+}
+
+/// A value as LangGraph serialises it.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct WireValue {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub hex: String,
+}
+
+impl WireValue {
+    pub fn decode(&self) -> Result<rmpv::Value, String> {
+        let bytes = hex_decode(&self.hex).ok_or("bad hex from the bridge")?;
+        Typed::decode(&self.type_, &bytes)
+            .map(Typed::into_value)
+            .map_err(|e| e.to_string())
+    }
+}
+
+fn hex_decode(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct WireError {
+    pub kind: String,
+    pub message: String,
+    #[serde(default)]
+    pub frame: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct WireReport {
+    pub step: Option<i64>,
+    pub tasks: Vec<WireTask>,
+    pub checkpoint: Option<String>,
+    pub pause: Option<WirePause>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct WireTask {
+    pub id: String,
+    pub name: String,
+    pub path: String,
+    pub outcome: WireOutcome,
+    pub attempts: u32,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum WireOutcome {
+    /// `"done"` / `"reused"`.
+    Word(String),
+    Interrupt {
+        interrupt: WireInterrupt,
+    },
+    Error {
+        error: String,
+    },
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct WireInterrupt {
+    pub id: String,
+    pub value: WireValue,
+    #[serde(default)]
+    pub node: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WirePause {
+    Done,
+    Before { nodes: Vec<String> },
+    After { nodes: Vec<String> },
+    Interrupt { interrupts: Vec<WireInterrupt> },
+    Error { node: String, error: String },
+    RecursionLimit { limit: i64 },
+}
+
+fn interrupt(i: &WireInterrupt) -> Result<Interrupt, String> {
+    Ok(Interrupt {
+        value: i.value.decode()?,
+        id: i.id.clone(),
+        response_schema: rmpv::Value::Nil,
+    })
+}
+
+impl WireReport {
+    /// The engine's report type, so the TUI and the CLI show a Python step like a spec's.
+    pub fn to_step_report(&self) -> Result<StepReport, String> {
+        let mut tasks = Vec::new();
+        for t in &self.tasks {
+            let outcome = match &t.outcome {
+                WireOutcome::Word(w) if w == "reused" => TaskOutcome::Reused,
+                WireOutcome::Word(w) if w == "done" => TaskOutcome::Done,
+                WireOutcome::Word(w) => return Err(format!("unknown task outcome {w:?}")),
+                WireOutcome::Interrupt { interrupt: i } => TaskOutcome::Interrupted(interrupt(i)?),
+                WireOutcome::Error { error } => TaskOutcome::Error(error.clone()),
+            };
+            tasks.push(TaskReport {
+                id: t.id.clone(),
+                name: t.name.clone(),
+                path: t.path.clone(),
+                outcome,
+                writes: Vec::new(),
+                attempts: t.attempts,
+                calls: Vec::new(),
+                effects: Vec::new(),
+            });
+        }
+        let pause = match &self.pause {
+            None => None,
+            Some(WirePause::Done) => Some(Pause::Done),
+            Some(WirePause::Before { nodes }) => Some(Pause::Before(nodes.clone())),
+            Some(WirePause::After { nodes }) => Some(Pause::After(nodes.clone())),
+            Some(WirePause::Interrupt { interrupts }) => Some(Pause::Interrupt(
+                interrupts
+                    .iter()
+                    .map(|i| Ok((i.node.clone().unwrap_or_default(), interrupt(i)?)))
+                    .collect::<Result<Vec<_>, String>>()?,
+            )),
+            Some(WirePause::Error { node, error }) => {
+                Some(Pause::Error(node.clone(), error.clone()))
+            }
+            Some(WirePause::RecursionLimit { limit }) => Some(Pause::RecursionLimit(*limit)),
+        };
+        Ok(StepReport {
+            step: self.step.unwrap_or(-1),
+            tasks,
+            checkpoint: self.checkpoint.clone(),
+            pause,
+        })
+    }
+}
+
+/// One line of the protocol.
+pub fn parse_event(line: &str) -> Result<Event, String> {
+    serde_json::from_str(line).map_err(|e| format!("bad message from the bridge ({e}): {line}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_typed_json_lines() {
+        let r = Request::Run {
+            id: 3,
+            thread: "t".into(),
+            start: WireStart::Fresh {
+                input: WireInput::Command {
+                    update: None,
+                    goto: vec![],
+                    resume: Some(WireResume::Map {
+                        map: vec![("ab".into(), serde_json::json!(1))],
+                    }),
+                },
+                checkpoint: None,
+            },
+            steps: Some(1),
+            before: Some(WireBreaks::All("*".into())),
+            after: None,
+            recursion_limit: 25,
+        };
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            r#"{"type":"run","id":3,"thread":"t","start":{"kind":"fresh","input":{"kind":"command","update":null,"goto":[],"resume":{"map":[["ab",1]]}},"checkpoint":null},"steps":1,"before":"*","after":null,"recursion_limit":25}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Request::Cancel).unwrap(),
+            r#"{"type":"cancel"}"#
+        );
+    }
+
+    #[test]
+    fn a_step_report_becomes_the_engines() {
+        // as the bridge sent it for a node that interrupted with "q?" (msgpack a2713f)
+        let line = r#"{"type": "step", "re": 4, "report": {"step": 2, "tasks": [{"id": "b81b", "name": "b", "path": "~__pregel_pull, b", "outcome": {"interrupt": {"id": "eacf", "value": {"type": "msgpack", "hex": "a2713f"}}}, "attempts": 1}, {"id": "75ad", "name": "d", "path": "~__pregel_pull, d", "outcome": "reused", "attempts": 0}, {"id": "99", "name": "e", "path": "~__pregel_pull, e", "outcome": {"error": "ValueError('x')"}, "attempts": 3}], "checkpoint": null, "pause": {"kind": "interrupt", "interrupts": [{"node": "b", "id": "eacf", "value": {"type": "msgpack", "hex": "a2713f"}}]}}}"#;
+        let Event::Step { re, report } = parse_event(line).unwrap() else {
+            panic!()
+        };
+        assert_eq!(re, 4);
+        let r = report.to_step_report().unwrap();
+        assert_eq!(r.step, 2);
+        let q = Interrupt {
+            value: rmpv::Value::from("q?"),
+            id: "eacf".into(),
+            response_schema: rmpv::Value::Nil,
+        };
+        assert_eq!(r.tasks[0].outcome, TaskOutcome::Interrupted(q.clone()));
+        assert_eq!(r.tasks[1].outcome, TaskOutcome::Reused);
+        assert_eq!(
+            r.tasks[2].outcome,
+            TaskOutcome::Error("ValueError('x')".into())
+        );
+        assert_eq!(r.tasks[2].attempts, 3);
+        assert_eq!(r.pause, Some(Pause::Interrupt(vec![("b".into(), q)])));
+    }
+
+    #[test]
+    fn events_parse_or_say_what_was_wrong() {
+        let h = parse_event(r#"{"type":"hello","protocol":1,"pid":7,"python":"3.11.7","executable":"/v/bin/python","langgraph":"1.2.24"}"#).unwrap();
+        assert!(matches!(h, Event::Hello(Hello { protocol: 1, .. })));
+        let o = parse_event(r#"{"type":"output","stream":"stdout","text":"hi\n","task_id":"t1","node":"a","ns":"","attempt":2}"#).unwrap();
+        assert!(matches!(
+            o,
+            Event::Output(Output {
+                attempt: Some(2),
+                ..
+            })
+        ));
+        let e = parse_event(r#"{"type":"nonsense"}"#).unwrap_err();
+        assert!(e.starts_with("bad message from the bridge"), "{e}");
+        let d = parse_event(r#"{"type":"done","re":1,"checkpoint":null,"error":{"kind":"EmptyInputError","message":"EmptyInputError: Received no input for __start__","frame":null},"suspended":false}"#).unwrap();
+        assert!(matches!(d, Event::Done { error: Some(_), .. }));
+    }
+}

@@ -379,7 +379,8 @@ mod tests {
             panic!()
         };
         assert_eq!(p.target, Target::File(dir.join("./a.py")));
-        assert_eq!(p.paths, vec![dir.clone(), dir.join("."), dir.join("./src")]);
+        // "." is the config directory itself, already first
+        assert_eq!(p.paths, vec![dir.clone(), dir.join("./src")]);
         assert_eq!(
             p.env,
             vec![

@@ -7,6 +7,7 @@ value_decode: every checkpoint blob and write value of tests/fixtures/*.sqlite a
 spec_load:    every graphs/*.json with its .star module, joined by a NUL byte.
 json_input:   the JSON views of the serde vectors and the graphs' inputs.
 keys / tui_keys: the key sequences the TUI tests press.
+text:         the ids, namespaces and names of tests/fixtures/hostile*.sqlite (escape sequences, multi-byte ids).
 """
 import glob
 import hashlib
@@ -75,6 +76,18 @@ for t in ("tests/tui.rs", "tests/tui_graphs.rs", "tests/tui_cli.rs"):
 for k in ["nnn", "c", "r true<Enter>", "jjt y", "u{\"x\": 1}<Enter>", "?q", "/tick<Enter>]", "T<Down><Enter>", "b B n", ":resume 1<Enter>"]:
     put("keys", k)
     put("tui_keys", k)
+
+# text: every id, namespace, node and channel name of the hostile fixture (escape sequences, multi-byte
+# ids), each after a width byte
+for db in ("tests/fixtures/hostile.sqlite", "tests/fixtures/hostile_ids.sqlite"):
+    c = sqlite3.connect(f"file:{os.path.join(ROOT, db)}?mode=ro&immutable=1", uri=True)
+    q = ("SELECT thread_id, checkpoint_ns, checkpoint_id FROM checkpoints "
+         "UNION SELECT task_id, channel, task_path FROM writes")
+    for row in c.execute(q):
+        for x in row:
+            if isinstance(x, str) and x:
+                put("text", bytes([8 + len(x) % 40]) + x.encode())
+    c.close()
 
 for t in sorted(os.listdir(OUT)):
     print(f"{t}: {len(os.listdir(os.path.join(OUT, t)))} seeds")

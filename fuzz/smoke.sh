@@ -19,7 +19,7 @@ FZ=$(mktemp -d)
 trap 'rm -rf "$FZ"' EXIT
 python3 fuzz/seed.py "$FZ/corpus"
 cargo $TC fuzz build --dev -s none
-for t in value_decode spec_load json_input keys tui_keys; do
+for t in value_decode spec_load json_input keys tui_keys text; do
   mkdir -p "$FZ/art/$t"
   if ! cargo $TC fuzz run --dev -s none "$t" "$FZ/corpus/$t" -- -max_total_time="$SECS" -max_len=8192 \
       -timeout=10 -artifact_prefix="$FZ/art/$t/" > "$FZ/$t.log" 2>&1; then

@@ -12,6 +12,7 @@ pub mod snapshot;
 pub mod source;
 pub mod spec;
 pub mod store;
+pub mod text;
 pub mod tui;
 pub mod ui;
 pub mod value;

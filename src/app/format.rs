@@ -11,23 +11,16 @@ pub fn opts() -> ViewOptions {
     ViewOptions::default()
 }
 
-/// One-line JSON, cut at `max` characters.
+/// One-line JSON, escaped (JSON leaves C1 controls, DEL and bidi overrides as they are) and
+/// cut at `max` columns.
 pub fn preview(j: &Json, max: usize) -> String {
-    let s = match j {
-        Json::String(s) => serde_json::to_string(s).unwrap_or_default(),
-        other => serde_json::to_string(other).unwrap_or_default(),
-    };
-    cut(&s, max)
+    let s = serde_json::to_string(j).unwrap_or_default();
+    crate::text::cut(&crate::text::escape(&s), max).into_owned()
 }
 
+/// Escaped and cut at `max` columns.
 pub fn cut(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
+    crate::text::cut(&crate::text::escape(s), max).into_owned()
 }
 
 /// Pretty JSON split into lines (for the viewer).
@@ -40,10 +33,7 @@ pub fn pretty(j: &Json) -> Vec<String> {
 }
 
 /// `1f1ee4ae…ea1fd43f2aa2`: uuid6 ids share their time prefix, the node part tells them apart.
+/// Cut by characters, escaped.
 pub fn short_id(id: &str) -> String {
-    if id.len() == 36 {
-        format!("{}…{}", &id[..8], &id[24..])
-    } else {
-        id.to_string()
-    }
+    crate::text::short_id(id)
 }

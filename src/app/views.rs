@@ -190,7 +190,7 @@ pub fn checkpoint_view(d: CheckpointData, latest: bool) -> CheckpointView {
                             format!(
                                 "{} (id {})",
                                 preview(&to_view(&i.value, o), 80),
-                                &i.id[..i.id.len().min(8)]
+                                crate::text::head(&i.id, 8)
                             )
                         })
                         .collect::<Vec<_>>()

@@ -15,6 +15,7 @@ use crate::source::{GraphSource, RunRequest, Shape, Start, TaskOutput};
 use crate::spec::model::Breakpoints;
 use crate::spec::{load, LoadedGraph};
 use crate::store::{Mode, Store};
+use crate::text::escape;
 use crate::value::{from_view, to_view, ViewOptions};
 use rmpv::Value;
 use serde_json::{json, Value as Json};
@@ -285,8 +286,9 @@ fn output_json(output: &[TaskOutput]) -> Json {
     )
 }
 
+/// Why the run stopped, one line (escaped: node names, ids and values come from the graph).
 pub fn pause_line(p: &Option<Pause>) -> String {
-    match p {
+    let line = match p {
         None => "paused: step limit reached (--steps)".into(),
         Some(Pause::Done) => "done: no task is triggered".into(),
         Some(Pause::Before(n)) => format!("paused: before {}", n.join(", ")),
@@ -306,7 +308,8 @@ pub fn pause_line(p: &Option<Pause>) -> String {
         Some(Pause::RecursionLimit(n)) => {
             format!("stopped: GraphRecursionError: Recursion limit of {n} reached")
         }
-    }
+    };
+    escape(&line).into_owned()
 }
 
 fn step_json(r: &StepReport) -> Json {
@@ -369,10 +372,16 @@ fn finish(
                     TaskOutcome::Interrupted(i) => format!("interrupted ({})", i.id),
                     TaskOutcome::Error(e) => format!("error {e}"),
                 };
-                writeln!(out, "step {:>3}  {}  {outcome}{effects}", r.step, t.name)?;
+                writeln!(
+                    out,
+                    "{}",
+                    escape(&format!(
+                        "step {:>3}  {}  {outcome}{effects}",
+                        r.step, t.name
+                    ))
+                )?;
                 for o in output.iter().filter(|o| o.task_id == t.id) {
                     for line in o.text.lines() {
-                        // TODO(escape): node output through hostile's escaping function
                         let tag = if o.attempt > 1 {
                             format!("attempt {} ", o.attempt)
                         } else {
@@ -380,8 +389,9 @@ fn finish(
                         };
                         writeln!(
                             out,
-                            "           | {tag}{}{line}",
-                            if o.stream == "stderr" { "! " } else { "" }
+                            "           | {tag}{}{}",
+                            if o.stream == "stderr" { "! " } else { "" },
+                            escape(line)
                         )?;
                     }
                 }
@@ -595,7 +605,7 @@ pub fn update(
                 writeln!(
                     out,
                     "{}",
-                    human::bold(&format!("updated: new checkpoint {id}"), color)
+                    human::bold(&escape(&format!("updated: new checkpoint {id}")), color)
                 )?;
             }
             Ok(())
@@ -655,14 +665,26 @@ pub fn lint(a: &crate::cli::LintArgs, color: bool, out: &mut dyn Write) -> Resul
                 out,
                 "{}",
                 human::bold(
-                    &format!("{}:{}:{}: {} [{}]", f.file, f.line, f.col, f.rule, f.node),
+                    &escape(&format!(
+                        "{}:{}:{}: {} [{}]",
+                        f.file, f.line, f.col, f.rule, f.node
+                    )),
                     color
                 )
             )?;
-            writeln!(out, "    {}\n    fix: {}", f.message, f.fix)?;
+            writeln!(
+                out,
+                "    {}\n    fix: {}",
+                escape(&f.message),
+                escape(&f.fix)
+            )?;
         }
         if findings.is_empty() {
-            writeln!(out, "{}: no findings", lg.path.display())?;
+            writeln!(
+                out,
+                "{}: no findings",
+                escape(&lg.path.display().to_string())
+            )?;
         } else {
             writeln!(out, "{} finding(s)", findings.len())?;
         }

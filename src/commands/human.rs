@@ -3,6 +3,7 @@
 use crate::inspect::Thread;
 use crate::snapshot::{Snapshot, TaskResult, WriteKind};
 use crate::store::ThreadSummary;
+use crate::text::{escape, pad, short_id};
 use crate::value::{to_view, ViewOptions};
 use crossterm::style::{Color, Stylize};
 use std::io::{IsTerminal, Write};
@@ -46,34 +47,11 @@ pub fn kind_color(k: WriteKind) -> Color {
     }
 }
 
-/// One-line preview of a JSON view, cut at `max` characters.
+/// One-line preview of a JSON view, escaped (JSON leaves C1 controls, DEL and bidi overrides
+/// as they are) and cut at `max` columns.
 pub fn preview(j: &serde_json::Value, max: usize) -> String {
     let s = serde_json::to_string(j).unwrap_or_default();
-    if s.chars().count() <= max {
-        s
-    } else {
-        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
-
-fn short_id(id: &str) -> String {
-    // uuid6 ids share their time prefix; the clock-seq and node groups tell them apart.
-    if id.len() == 36 {
-        format!("{}…{}", &id[..8], &id[24..])
-    } else {
-        id.to_string()
-    }
-}
-
-fn pad(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n >= w {
-        s.to_string()
-    } else {
-        format!("{s}{}", " ".repeat(w - n))
-    }
+    crate::text::cut(&escape(&s), max).into_owned()
 }
 
 pub fn threads_header(color: bool, out: &mut dyn Write) -> std::io::Result<()> {
@@ -97,10 +75,10 @@ pub fn thread_line(t: &ThreadSummary, _color: bool, out: &mut dyn Write) -> std:
     writeln!(
         out,
         "{}  {:>11}  {:>9}  {}",
-        pad(&t.thread_id, 24),
+        pad(&escape(&t.thread_id), 24),
         t.checkpoints,
         t.subgraph_checkpoints,
-        t.latest_checkpoint_id
+        escape(&t.latest_checkpoint_id)
     )
 }
 
@@ -108,12 +86,12 @@ pub fn history_header(th: &Thread, color: bool, out: &mut dyn Write) -> std::io:
     let ns = if th.ns.is_empty() {
         String::new()
     } else {
-        format!("  ns {}", th.ns)
+        format!("  ns {}", escape(&th.ns))
     };
     writeln!(
         out,
         "{}",
-        bold(&format!("thread {}{ns}", th.thread_id), color)
+        bold(&format!("thread {}{ns}", escape(&th.thread_id)), color)
     )?;
     writeln!(
         out,
@@ -154,14 +132,14 @@ pub fn history_line(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::
     let next = if s.next.is_empty() {
         "-".to_string()
     } else {
-        s.next.join(",")
+        escape(&s.next.join(",")).into_owned()
     };
     writeln!(
         out,
         "{:>5}  {}  {}  {}  {}  {}",
         s.step,
-        pad(source, 6),
-        s.checkpoint_id,
+        pad(&escape(source), 6),
+        escape(&s.checkpoint_id),
         pad(
             &s.parent_checkpoint_id
                 .as_deref()
@@ -184,50 +162,56 @@ pub fn snapshot(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::Resu
     let ns = if s.checkpoint_ns.is_empty() {
         String::new()
     } else {
-        format!("  ns {}", s.checkpoint_ns)
+        format!("  ns {}", escape(&s.checkpoint_ns))
     };
     writeln!(
         out,
         "{}",
         bold(
             &format!(
-                "thread {}{ns}  checkpoint {}  step {} ({source}){}",
-                s.thread_id,
-                s.checkpoint_id,
+                "thread {}{ns}  checkpoint {}  step {} ({}){}",
+                escape(&s.thread_id),
+                escape(&s.checkpoint_id),
                 s.step,
+                escape(source),
                 if s.live { "  [live]" } else { "" }
             ),
             color
         )
     )?;
-    writeln!(out, "created  {}", s.created_at)?;
+    writeln!(out, "created  {}", escape(&s.created_at))?;
     writeln!(
         out,
         "parent   {}",
-        s.parent_checkpoint_id.as_deref().unwrap_or("-")
+        escape(s.parent_checkpoint_id.as_deref().unwrap_or("-"))
     )?;
     writeln!(
         out,
         "metadata {}",
-        serde_json::Value::Object(s.metadata.clone())
+        escape(&serde_json::Value::Object(s.metadata.clone()).to_string())
     )?;
     writeln!(out, "{}", bold("values", color))?;
     let w = s
         .values
         .iter()
-        .map(|(k, _)| k.chars().count())
+        .map(|(k, _)| crate::text::width(&escape(k)))
         .max()
         .unwrap_or(0);
     if s.values.is_empty() {
         writeln!(out, "  (none)")?;
     }
     for (k, v) in &s.values {
-        writeln!(out, "  {}  {}", pad(k, w), preview(&to_view(v, opts), 2000))?;
+        writeln!(
+            out,
+            "  {}  {}",
+            pad(&escape(k), w),
+            preview(&to_view(v, opts), 2000)
+        )?;
     }
     let next = if s.next.is_empty() {
         "(none: nothing to run)".to_string()
     } else {
-        s.next.join(", ")
+        escape(&s.next.join(", ")).into_owned()
     };
     writeln!(out, "{} {next}", bold("next  ", color))?;
     if !s.tasks.is_empty() {
@@ -235,7 +219,7 @@ pub fn snapshot(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::Resu
         let nw = s
             .tasks
             .iter()
-            .map(|t| t.name.chars().count())
+            .map(|t| crate::text::width(&escape(&t.name)))
             .max()
             .unwrap_or(4)
             .max(4);
@@ -267,8 +251,8 @@ pub fn snapshot(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::Resu
             writeln!(
                 out,
                 "  {}  {}  {}{extra}",
-                t.id,
-                pad(&t.name, nw),
+                escape(&t.id),
+                pad(&escape(&t.name), nw),
                 pad(&status, 11)
             )?;
         }
@@ -280,7 +264,7 @@ pub fn snapshot(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::Resu
             writeln!(
                 out,
                 "  {}  {}",
-                paint(&i.id, Color::Magenta, color),
+                paint(&escape(&i.id), Color::Magenta, color),
                 preview(&to_view(&i.value, opts), 200)
             )?;
         }
@@ -290,7 +274,7 @@ pub fn snapshot(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::Resu
         let cw = s
             .pending_writes
             .iter()
-            .map(|p| p.channel.chars().count())
+            .map(|p| crate::text::width(&escape(&p.channel)))
             .max()
             .unwrap_or(7);
         for p in &s.pending_writes {
@@ -310,9 +294,9 @@ pub fn snapshot(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::Resu
                 out,
                 "  {}  {}  {:>3}  {}  {}  {}",
                 short_id(&p.task_id),
-                pad(&node, 12),
+                pad(&escape(&node), 12),
                 p.idx,
-                pad(&p.channel, cw),
+                pad(&escape(&p.channel), cw),
                 paint(&pad(p.kind.label(), 9), kind_color(p.kind), color),
                 write_preview(p, opts)
             )?;
@@ -325,7 +309,7 @@ pub fn snapshot(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::Resu
             paint("warnings (DB-only derivation)", Color::Yellow, color)
         )?;
         for w in &s.warnings {
-            writeln!(out, "  {}: {}", w.field, w.message)?;
+            writeln!(out, "  {}: {}", escape(&w.field), escape(&w.message))?;
         }
     }
     Ok(())
@@ -342,7 +326,7 @@ fn write_preview(p: &crate::snapshot::PendingWrite, opts: ViewOptions) -> String
                     format!(
                         "{} (id {})",
                         preview(&to_view(&i.value, opts), 60),
-                        &i.id[..i.id.len().min(8)]
+                        escape(crate::text::head(&i.id, 8))
                     )
                 })
                 .collect();

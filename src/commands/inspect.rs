@@ -146,7 +146,10 @@ pub fn overview(db: &Path, color: bool, out: &mut dyn Write) -> Result<(), CliEr
     writeln!(
         out,
         "{}",
-        human::bold(&format!("superstep — {}", db.display()), color)
+        human::bold(
+            &crate::text::escape(&format!("superstep — {}", db.display())),
+            color
+        )
     )?;
     let threads = store.threads(None, PAGE)?;
     human::threads_header(color, out)?;

@@ -25,7 +25,11 @@ impl<E: std::fmt::Display> From<E> for CliError {
 /// Run the CLI; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    // terminal-safe whatever a command writes (JSON strings keep DEL, C1 and bidi raw)
+    let mut out = crate::text::SafeWriter::new(
+        std::io::BufWriter::new(stdout.lock()),
+        human::color_enabled(),
+    );
     let result = dispatch(cli, &mut out).and_then(|()| out.flush().map_err(CliError::from));
     match result {
         Ok(()) => 0,
@@ -33,7 +37,8 @@ pub fn run(cli: Cli) -> i32 {
         Err(CliError(msg)) if msg == FINDINGS => 1,
         Err(CliError(msg)) => {
             drop(out);
-            eprintln!("superstep: {msg}");
+            // one line, whatever a DB row or a file name put in the message
+            eprintln!("superstep: {}", crate::text::escape(&msg));
             2
         }
     }

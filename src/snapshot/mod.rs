@@ -253,6 +253,17 @@ pub fn derive(input: &Input) -> Snapshot {
         });
     }
     let cid = uuid::Uuid::try_parse(&row.checkpoint_id).ok();
+    if cid.is_none() {
+        // LangGraph hashes the id's hex bytes into every task id: its own get_state raises
+        // ValueError on such a checkpoint (binascii.unhexlify)
+        warnings.push(Warning {
+            field: "tasks.id".into(),
+            message: format!(
+                "checkpoint id {:?} is not a hex uuid: task ids cannot be computed (LangGraph's get_state raises ValueError on it)",
+                row.checkpoint_id
+            ),
+        });
+    }
 
     // ---- tasks: PUSH (Send packets) then PULL (triggered nodes)
     let mut planned: Vec<PlannedTask> = Vec::new();

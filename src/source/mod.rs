@@ -157,7 +157,7 @@ impl SourceError {
                     pending.len(),
                     pending
                         .iter()
-                        .map(|p| p[..p.len().min(8)].to_string())
+                        .map(|p| crate::text::head(p, 8).to_string())
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),

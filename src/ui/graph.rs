@@ -35,12 +35,12 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         .graph
         .nodes
         .iter()
-        .map(|n| n.name.chars().count())
+        .map(|n| super::width(&n.name))
         .max()
         .unwrap_or(4)
         .clamp(4, 18);
     let title = match s.mode {
-        Mode::Debug => format!("Graph {}", s.graph.name),
+        Mode::Debug => format!("Graph {}", super::escape(&s.graph.name)),
         Mode::Inspect => "Graph (nodes seen in the DB)".to_string(),
     };
     let debug = s.mode == Mode::Debug;
@@ -88,7 +88,7 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         }
         if !n.successors.is_empty() {
             spans.push(Span::styled(
-                format!(" → {}", n.successors.join(", ")),
+                format!(" → {}", super::escape(&n.successors.join(", "))),
                 theme::dim(),
             ));
         }

@@ -10,7 +10,8 @@ use ratatui::text::{Line, Span};
 pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
     let title = match &s.thread {
         Some(t) => format!(
-            "History · thread {t} · {}{}",
+            "History · thread {} · {}{}",
+            super::escape(t),
             s.history.len(),
             if s.history_more { "+ loaded" } else { "" }
         ),
@@ -25,11 +26,12 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
     let row = |i: usize| -> Line {
         let h = &s.history[i];
         let g = s.history_graph.get(i).map(String::as_str).unwrap_or("●");
-        let id_tail = if h.id.len() == 36 {
-            &h.id[24..]
+        let id_tail = if h.id.chars().count() == 36 {
+            crate::text::tail(&h.id, 12)
         } else {
             h.id.as_str()
         };
+        let id_tail = super::escape(id_tail);
         let mut spans = vec![
             Span::styled(fit(g, lanes_w), theme::dim()),
             Span::raw(format!(" {:>3} ", h.step)),
@@ -38,18 +40,18 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         ];
         if let Some((n, _)) = h.errored.first() {
             spans.push(Span::styled(
-                format!("✗ {n}"),
+                format!("✗ {}", super::escape(n)),
                 theme::status(crate::app::state::TaskStatus::Error),
             ));
         } else if !h.interrupted.is_empty() {
             spans.push(Span::styled(
-                format!("⏸ {}", h.interrupted.join(",")),
+                format!("⏸ {}", super::escape(&h.interrupted.join(","))),
                 theme::status(crate::app::state::TaskStatus::Interrupted),
             ));
         } else if h.next.is_empty() {
             spans.push(Span::styled("end", theme::dim()));
         } else {
-            spans.push(Span::raw(h.next.join(",")));
+            spans.push(Span::raw(super::escape(&h.next.join(",")).into_owned()));
         }
         Line::from(spans)
     };

@@ -17,7 +17,7 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
     let pending = rows.iter().filter(|r| r.pending).count();
     let nw = rows
         .iter()
-        .map(|r| r.node.chars().count())
+        .map(|r| super::width(&r.node))
         .max()
         .unwrap_or(4)
         .clamp(4, 12);
@@ -31,8 +31,8 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         let mut spans = vec![
             Span::styled(label, st),
             Span::raw(format!(" {} ", fit(&r.node, nw))),
-            Span::styled(fit(&r.id[..r.id.len().min(8)], 8), theme::dim()),
-            Span::raw(format!(" {}", r.preview)),
+            Span::styled(fit(crate::text::head(&r.id, 8), 8), theme::dim()),
+            Span::raw(format!(" {}", super::escape(&r.preview))),
         ];
         if let Some(a) = &r.answer {
             spans.push(Span::styled(format!(" → {}", preview(a, 60)), theme::ok()));

@@ -26,7 +26,7 @@ pub fn render(s: &AppState, f: &mut Frame) {
 
 /// Draw the whole screen into a buffer (what `render` does, usable without a terminal).
 pub fn draw(s: &AppState, buf: &mut Buffer, area: Rect) {
-    let msg_len = s.message.as_ref().map_or(0, |m| m.text.chars().count() + 1);
+    let msg_len = s.message.as_ref().map_or(0, |m| width(&m.text) + 1);
     let msg_h = if msg_len > area.width as usize { 2 } else { 1 };
     let Some(a) = layout::areas(area, s.focus, s.graph_rows(), msg_h) else {
         too_small(buf, area);
@@ -42,6 +42,7 @@ pub fn draw(s: &AppState, buf: &mut Buffer, area: Rect) {
     status::message_line(s, buf, a.message);
     status::footer(s, buf, a.footer);
     modal::render(s, buf, area);
+    scrub(buf);
 }
 
 /// Draw one pane (pane tests render these alone).
@@ -168,18 +169,33 @@ pub fn draw_list<'a>(
     Paragraph::new(lines).render(inner, buf);
 }
 
-/// Pad or cut to `w` characters.
+/// Escape (see `crate::text::escape`), then pad or cut to exactly `w` columns.
 pub fn fit(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n == w {
-        s.to_string()
-    } else if n < w {
-        format!("{s}{}", " ".repeat(w - n))
-    } else if w == 0 {
-        String::new()
-    } else {
-        let mut t: String = s.chars().take(w - 1).collect();
-        t.push('…');
-        t
+    crate::text::fit(&escape(s), w)
+}
+
+/// A string from the DB or the graph made terminal-safe (control and invisible characters
+/// shown as `\e`, `\u{202e}`, …).
+pub fn escape(s: &str) -> std::borrow::Cow<'_, str> {
+    crate::text::escape(s)
+}
+
+/// Display width of `s` once escaped.
+pub fn width(s: &str) -> usize {
+    crate::text::width(&escape(s))
+}
+
+/// The last line of defence: whatever a pane forgot to escape, no cell may carry a control or
+/// invisible character to the terminal (ratatui drops C0/C1 controls itself but passes bidi
+/// overrides and zero-width characters on, attached to the previous cell).
+fn scrub(buf: &mut Buffer) {
+    for cell in buf.content.iter_mut() {
+        let sym = cell.symbol();
+        if crate::text::needs_escape(sym) {
+            let clean = crate::text::strip(sym);
+            let clean = if clean.is_empty() { " " } else { &clean };
+            let clean = clean.to_string();
+            cell.set_symbol(&clean);
+        }
     }
 }

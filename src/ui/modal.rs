@@ -124,13 +124,19 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
                 area.height.saturating_sub(4),
             );
             let inner = frame(buf, r, title, "Esc close · j/k scroll");
-            let ls: Vec<Line> = lines.iter().map(|l| Line::raw(l.clone())).collect();
+            let ls: Vec<Line> = lines
+                .iter()
+                .map(|l| Line::raw(super::escape(l).into_owned()))
+                .collect();
             Paragraph::new(scrolled(ls, *scroll, inner.height as usize)).render(inner, buf);
         }
         Modal::ConfirmTravel { lines, .. } => {
             let r = centered(area, 100, lines.len() as u16 + 4);
             let inner = frame(buf, r, "Time travel?", "y / Enter replay · n / Esc cancel");
-            let ls: Vec<Line> = lines.iter().map(|l| Line::raw(l.clone())).collect();
+            let ls: Vec<Line> = lines
+                .iter()
+                .map(|l| Line::raw(super::escape(l).into_owned()))
+                .collect();
             Paragraph::new(ls)
                 .wrap(Wrap { trim: false })
                 .render(inner, buf);
@@ -167,9 +173,12 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
                 let active = i == *sel;
                 lines.push(Line::from(vec![
                     Span::raw(if active { "▸ " } else { "  " }),
-                    Span::styled(format!("{} ", it.node), theme::bold()),
-                    Span::styled(format!("{} ", &it.id[..it.id.len().min(8)]), theme::dim()),
-                    Span::raw(it.preview.clone()),
+                    Span::styled(format!("{} ", super::escape(&it.node)), theme::bold()),
+                    Span::styled(
+                        format!("{} ", super::escape(crate::text::head(&it.id, 8))),
+                        theme::dim(),
+                    ),
+                    Span::raw(super::escape(&it.preview).into_owned()),
                 ]));
                 let mut f = vec![Span::styled("    answer: ", theme::dim())];
                 f.extend(field(&it.input, active));
@@ -189,7 +198,10 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
                 }
             }
             if let Some(e) = error {
-                lines.push(Line::styled(format!("✗ {e}"), theme::error()));
+                lines.push(Line::styled(
+                    format!("✗ {}", super::escape(e)),
+                    theme::error(),
+                ));
             }
             Paragraph::new(lines).render(inner, buf);
         }
@@ -223,14 +235,20 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
                 Line::raw(label.clone()),
                 Line::from(picker),
                 Line::styled(
-                    format!("state keys: {}", s.graph.state_keys.join(", ")),
+                    format!(
+                        "state keys: {}",
+                        super::escape(&s.graph.state_keys.join(", "))
+                    ),
                     theme::dim(),
                 ),
                 Line::from(f),
                 validity(&input.text, "(type a JSON object of state keys)"),
             ];
             if let Some(e) = error {
-                lines.push(Line::styled(format!("✗ {e}"), theme::error()));
+                lines.push(Line::styled(
+                    format!("✗ {}", super::escape(e)),
+                    theme::error(),
+                ));
             }
             Paragraph::new(lines)
                 .wrap(Wrap { trim: false })
@@ -260,7 +278,10 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
                 Line::styled("graph.invoke(input, {thread_id}) — writes the input checkpoint; n steps from it", theme::dim()),
             ];
             if let Some(e) = error {
-                lines.push(Line::styled(format!("✗ {e}"), theme::error()));
+                lines.push(Line::styled(
+                    format!("✗ {}", super::escape(e)),
+                    theme::error(),
+                ));
             }
             Paragraph::new(lines).render(inner, buf);
         }

@@ -31,15 +31,16 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         .and_then(|v| v.as_str())
         .unwrap_or("?");
     let title = format!(
-        "State · step {} ({source}) {}{}",
+        "State · step {} ({}) {}{}",
         snap.step,
+        super::escape(source),
         short_id(&snap.checkpoint_id),
         if cur.latest { " · newest" } else { "" }
     );
     let w = cur
         .values
         .iter()
-        .map(|v| v.key.chars().count())
+        .map(|v| super::width(&v.key))
         .max()
         .unwrap_or(4)
         .clamp(4, 24);
@@ -78,7 +79,11 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
     let mut footer = Vec::new();
     for w in &snap.warnings {
         footer.push(Line::styled(
-            format!("  ⚠ {}: {}", w.field, w.message),
+            format!(
+                "  ⚠ {}: {}",
+                super::escape(&w.field),
+                super::escape(&w.message)
+            ),
             theme::dim(),
         ));
     }

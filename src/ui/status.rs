@@ -12,11 +12,14 @@ use ratatui::widgets::{Paragraph, Widget};
 
 pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
     let mode = match (s.mode, &s.graph_label) {
-        (Mode::Debug, _) => format!(" DEBUG {} ", s.graph.name),
+        (Mode::Debug, _) => format!(" DEBUG {} ", super::escape(&s.graph.name)),
         (Mode::Inspect, _) => " INSPECT read-only ".to_string(),
     };
-    let mut parts = vec![format!("db {}", s.db_label)];
-    parts.push(format!("thread {}", s.thread.as_deref().unwrap_or("-")));
+    let mut parts = vec![format!("db {}", super::escape(&s.db_label))];
+    parts.push(format!(
+        "thread {}",
+        super::escape(s.thread.as_deref().unwrap_or("-"))
+    ));
     if !s.ns.is_empty() {
         parts.push(format!("ns {}", short_ns(&s.ns)));
     }
@@ -41,18 +44,19 @@ pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
     };
     // narrow terminals: drop the db, then shorten the checkpoint id
     let room = (area.width as usize)
-        .saturating_sub(mode.chars().count() + pause.describe().chars().count() + 6);
-    if parts.join(" │ ").chars().count() > room {
+        .saturating_sub(crate::text::width(&mode) + super::width(&pause.describe()) + 6);
+    if crate::text::width(&parts.join(" │ ")) > room {
         parts.remove(0);
     }
-    if parts.join(" │ ").chars().count() > room {
+    if crate::text::width(&parts.join(" │ ")) > room {
         if let Some(c) = &s.current {
             let id = &c.snapshot.checkpoint_id;
-            let tail = if id.len() == 36 {
-                &id[24..]
+            let tail = if id.chars().count() == 36 {
+                crate::text::tail(id, 12)
             } else {
                 id.as_str()
             };
+            let tail = super::escape(tail);
             if let Some(p) = parts.iter_mut().find(|p| p.starts_with("checkpoint ")) {
                 *p = format!("cp …{tail}");
             }
@@ -66,7 +70,7 @@ pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
         Span::raw(" "),
         Span::raw(parts.join(" │ ")),
         Span::raw(" │ "),
-        Span::styled(pause.describe(), pause_style),
+        Span::styled(super::escape(&pause.describe()).into_owned(), pause_style),
     ];
     if let Some(n) = s.count {
         spans.push(Span::styled(format!("  count {n}"), theme::warn()));
@@ -76,9 +80,12 @@ pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
 
 pub fn message_line(s: &AppState, buf: &mut Buffer, area: Rect) {
     let Some(m) = &s.message else { return };
-    Paragraph::new(Line::styled(format!(" {}", m.text), theme::level(m.level)))
-        .wrap(ratatui::widgets::Wrap { trim: false })
-        .render(area, buf);
+    Paragraph::new(Line::styled(
+        format!(" {}", super::escape(&m.text)),
+        theme::level(m.level),
+    ))
+    .wrap(ratatui::widgets::Wrap { trim: false })
+    .render(area, buf);
 }
 
 pub fn footer(s: &AppState, buf: &mut Buffer, area: Rect) {
@@ -90,13 +97,15 @@ pub fn footer(s: &AppState, buf: &mut Buffer, area: Rect) {
     Paragraph::new(Line::from(spans)).render(area, buf);
 }
 
-/// A checkpoint namespace with its task ids cut to 8 characters (`interview:1ef0a2b3`).
+/// A checkpoint namespace with its task ids cut to 8 characters (`interview:1ef0a2b3`), escaped.
 pub fn short_ns(ns: &str) -> String {
-    ns.split('|')
+    let short = ns
+        .split('|')
         .map(|seg| match seg.split_once(':') {
-            Some((n, id)) => format!("{n}:{}", &id[..id.len().min(8)]),
+            Some((n, id)) => format!("{n}:{}", crate::text::head(id, 8)),
             None => seg.to_string(),
         })
         .collect::<Vec<_>>()
-        .join("|")
+        .join("|");
+    super::escape(&short).into_owned()
 }

@@ -35,7 +35,10 @@ pub fn run_lines(s: &AppState) -> Vec<Line<'static>> {
         let to = match (&st.checkpoint, &st.pause, st.tasks.is_empty()) {
             (Some(c), _, _) => format!("→ {}", short_id(c)),
             (None, Some(PauseView::Before(n)), _) => {
-                format!("paused before {}: nothing ran", n.join(", "))
+                format!(
+                    "paused before {}: nothing ran",
+                    super::escape(&n.join(", "))
+                )
             }
             (None, Some(PauseView::RecursionLimit(n)), _) => {
                 format!("recursion limit {n}: nothing ran")
@@ -56,7 +59,7 @@ pub fn run_lines(s: &AppState) -> Vec<Line<'static>> {
                 String::new()
             };
             l.push(Line::from(vec![
-                Span::raw(format!(" {} ", t.name)),
+                Span::raw(format!(" {} ", super::escape(&t.name))),
                 Span::styled(format!("{}{rerun}{attempts}", t.outcome), theme::dim()),
             ]));
             for c in &t.calls {
@@ -77,12 +80,15 @@ pub fn run_lines(s: &AppState) -> Vec<Line<'static>> {
                             "raised",
                             theme::status(crate::app::state::TaskStatus::Interrupted),
                         ),
-                        Span::raw(format!(" {payload} ({})", &id[..id.len().min(8)])),
+                        Span::raw(format!(
+                            " {payload} ({})",
+                            super::escape(crate::text::head(id, 8))
+                        )),
                     ]),
                 });
             }
             for (name, n, total) in &t.effects {
-                let mut spans = vec![Span::raw(format!("   effect {name} ×{n}"))];
+                let mut spans = vec![Span::raw(format!("   effect {} ×{n}", super::escape(name)))];
                 if *total > *n {
                     spans.push(Span::styled(
                         format!("  ran again: ×{total} over {} executions", t.execution),
@@ -124,21 +130,21 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         .unwrap_or(&[]);
     let nw = tasks
         .iter()
-        .map(|t| t.name.chars().count())
+        .map(|t| super::width(&t.name))
         .max()
         .unwrap_or(4)
         .clamp(4, 14);
     let row = |i: usize| -> Line {
         let t = &tasks[i];
         let mut spans = vec![
-            Span::styled(fit(&t.id[..t.id.len().min(8)], 8), theme::dim()),
+            Span::styled(fit(crate::text::head(&t.id, 8), 8), theme::dim()),
             Span::raw(format!(" {} ", fit(&t.name, nw))),
             Span::styled(fit(t.status.label(), 11), theme::status(t.status)),
         ];
         if t.ns.is_some() {
             spans.push(Span::styled(" ⤷subgraph (s)", theme::bold()));
         }
-        spans.push(Span::raw(format!(" {}", t.detail)));
+        spans.push(Span::raw(format!(" {}", super::escape(&t.detail))));
         Line::from(spans)
     };
     let mut footer = run_lines(s);

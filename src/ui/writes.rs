@@ -15,13 +15,13 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         .unwrap_or(&[]);
     let nw = writes
         .iter()
-        .map(|w| w.node.chars().count())
+        .map(|w| super::width(&w.node))
         .max()
         .unwrap_or(4)
         .clamp(4, 14);
     let cw = writes
         .iter()
-        .map(|w| w.channel.chars().count())
+        .map(|w| super::width(&w.channel))
         .max()
         .unwrap_or(7)
         .clamp(7, 20);
@@ -39,7 +39,7 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
     let row = |i: usize| -> Line {
         let w = &writes[i];
         Line::from(vec![
-            Span::styled(fit(&w.task_id[..w.task_id.len().min(8)], 8), theme::dim()),
+            Span::styled(fit(crate::text::head(&w.task_id, 8), 8), theme::dim()),
             Span::raw(format!(
                 " {} {:>3} {} ",
                 fit(&w.node, nw),

@@ -138,7 +138,7 @@ pub(super) fn command(s: &mut AppState, text: &str) -> Vec<Effect> {
                     [] => {
                         let list: Vec<String> = pending
                             .iter()
-                            .map(|(id, n, _)| format!("{} ({n})", &id[..id.len().min(8)]))
+                            .map(|(id, n, _)| format!("{} ({n})", crate::text::head(id, 8)))
                             .collect();
                         say(
                             s,

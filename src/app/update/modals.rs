@@ -89,7 +89,7 @@ pub(super) fn submit(s: &mut AppState) -> Vec<Effect> {
                             *sel = i;
                             *error = Some(format!(
                                 "{} ({}): {e}",
-                                &it.id[..it.id.len().min(8)],
+                                crate::text::head(&it.id, 8),
                                 it.node
                             ));
                         }

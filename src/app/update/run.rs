@@ -195,7 +195,7 @@ pub(super) fn ran(s: &mut AppState, r: RunResult) {
                 TaskOutcome::Done => "done".to_string(),
                 TaskOutcome::Reused => "reused its stored writes (did not run)".to_string(),
                 TaskOutcome::Interrupted(i) => {
-                    format!("interrupted (id {})", &i.id[..i.id.len().min(8)])
+                    format!("interrupted (id {})", crate::text::head(&i.id, 8))
                 }
                 TaskOutcome::Error(e) => format!("error {e}"),
             };

@@ -208,7 +208,7 @@ pub fn run_task_lines(t: &TaskRunView) -> Vec<String> {
             CallView::Raised { index, id, payload } => {
                 format!(
                     "  interrupt #{index} raised {payload} (id {})",
-                    &id[..id.len().min(8)]
+                    crate::text::head(id, 8)
                 )
             }
         });

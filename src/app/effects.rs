@@ -593,6 +593,10 @@ impl<'g> Runtime<'g> {
             (Some(t), _) if exists(&t) => {
                 let mut out = vec![Action::ThreadsLoaded(threads)];
                 out.extend(self.reload(&t, None).into_iter().skip(1));
+                if out.iter().any(|a| matches!(a, Action::Failed { .. })) {
+                    // the thread could not be shown (a corrupt row): the error stays on screen
+                    return out;
+                }
                 out.push(Action::Info(format!(
                     "thread {t}{} — ? shows every key",
                     if self.stepping() {

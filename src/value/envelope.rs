@@ -74,8 +74,16 @@ impl Typed {
     }
 }
 
-/// Decode one msgpack value that must span the whole buffer.
+/// Decode one msgpack value that must span the whole buffer. The reserved marker 0xc1 is an
+/// error, as in ormsgpack (`ValueError: invalid type Reserved`); rmpv alone would read it as nil.
 pub fn decode_msgpack(bytes: &[u8]) -> Result<Value, ValueError> {
+    if bytes.contains(&0xc1) {
+        if let Some(at) = reserved_marker(bytes) {
+            return Err(ValueError::Msgpack(format!(
+                "reserved marker 0xc1 at byte {at} (LangGraph: ValueError('invalid type Reserved'))"
+            )));
+        }
+    }
     let mut rd = bytes;
     let v = rmpv::decode::read_value_with_max_depth(&mut rd, MAX_DEPTH)
         .map_err(|e| ValueError::Msgpack(e.to_string()))?;
@@ -83,6 +91,56 @@ pub fn decode_msgpack(bytes: &[u8]) -> Result<Value, ValueError> {
         return Err(ValueError::Trailing(rd.len()));
     }
     Ok(v)
+}
+
+/// Offset of a 0xc1 marker where a value starts (not inside a string, binary or ext payload),
+/// walking the markers without building anything. Truncated input ends the walk (the decoder
+/// reports it).
+fn reserved_marker(bytes: &[u8]) -> Option<usize> {
+    fn be(b: &[u8], at: usize, n: usize) -> Option<usize> {
+        let s = b.get(at..at + n)?;
+        Some(s.iter().fold(0usize, |a, &x| (a << 8) | x as usize))
+    }
+    let mut at = 0usize;
+    // values still to read (containers add their items)
+    let mut todo: usize = 1;
+    while todo > 0 {
+        todo -= 1;
+        let m = *bytes.get(at)?;
+        at += 1;
+        let (skip, items) = match m {
+            0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => (0, 0),
+            0xc1 => return Some(at - 1),
+            0x80..=0x8f => (0, 2 * (m & 0x0f) as usize),
+            0x90..=0x9f => (0, (m & 0x0f) as usize),
+            0xa0..=0xbf => ((m & 0x1f) as usize, 0),
+            0xc4 | 0xd9 => (1 + be(bytes, at, 1)?, 0),
+            0xc5 | 0xda => (2 + be(bytes, at, 2)?, 0),
+            0xc6 | 0xdb => (4 + be(bytes, at, 4)?, 0),
+            0xc7 => (2 + be(bytes, at, 1)?, 0),
+            0xc8 => (3 + be(bytes, at, 2)?, 0),
+            0xc9 => (5 + be(bytes, at, 4)?, 0),
+            0xca | 0xce | 0xd2 => (4, 0),
+            0xcb | 0xcf | 0xd3 => (8, 0),
+            0xcc | 0xd0 => (1, 0),
+            0xcd | 0xd1 => (2, 0),
+            0xd4 => (2, 0),
+            0xd5 => (3, 0),
+            0xd6 => (5, 0),
+            0xd7 => (9, 0),
+            0xd8 => (17, 0),
+            0xdc => (2, be(bytes, at, 2)?),
+            0xdd => (4, be(bytes, at, 4)?),
+            0xde => (2, 2 * be(bytes, at, 2)?),
+            0xdf => (4, 2 * be(bytes, at, 4)?),
+        };
+        at = at.checked_add(skip)?;
+        todo = todo.checked_add(items)?;
+        if at > bytes.len() {
+            return None;
+        }
+    }
+    None
 }
 
 /// Encode with the smallest standard encodings, as ormsgpack does (ints by magnitude, floats

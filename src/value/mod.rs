@@ -34,6 +34,25 @@ mod tests {
     use rmpv::Value;
 
     #[test]
+    fn the_reserved_marker_is_corrupt_not_nil() {
+        // ormsgpack: ValueError('invalid type Reserved'), at the top and nested
+        for bytes in [&[0xc1][..], &[0x92, 0x01, 0xc1], &[0x81, 0xa1, b'k', 0xc1]] {
+            let err = decode_msgpack(bytes).unwrap_err();
+            assert!(err.to_string().contains("reserved marker 0xc1"), "{err}");
+        }
+        // 0xc1 as data (in a string, a binary, an ext payload, an int) is fine
+        for bytes in [
+            &[0xa1, 0xc1][..],
+            &[0xc4, 0x01, 0xc1],
+            &[0xd4, 0x05, 0xc1],
+            &[0xcc, 0xc1],
+            &[0x92, 0xcd, 0x00, 0xc1, 0xc0],
+        ] {
+            assert!(decode_msgpack(bytes).is_ok(), "{bytes:02x?}");
+        }
+    }
+
+    #[test]
     fn deep_nesting_is_an_error_not_a_stack_overflow() {
         let mut bytes = vec![0x91u8; 100_000]; // [[[[...]]]]
         bytes.push(0xc0);

@@ -85,6 +85,7 @@ impl<'s> Thread<'s> {
             catalogue: &self.catalogue,
             namespaces: &self.namespaces,
             live,
+            channel_order: self.store.keeps_channel_order(),
         }))
     }
 

@@ -175,10 +175,9 @@ pub fn run(
             if let Some(t) = &o.thread {
                 let threads = rt.threads()?;
                 if !threads.iter().any(|r| &r.id == t) {
+                    let label = rt.store_label();
                     return Err(format!(
-                        "{}: no thread {t:?} (superstep threads --db {} lists them)",
-                        db.display(),
-                        db.display()
+                        "{label}: no thread {t:?} (superstep threads --db {label} lists them)"
                     ));
                 }
             }

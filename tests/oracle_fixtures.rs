@@ -193,11 +193,118 @@ fn dir_listing(dir: &Path) -> Vec<String> {
     v
 }
 
+/// What the comparison of a set of fixtures found.
+#[derive(Default)]
+struct Tally {
+    files: usize,
+    threads: usize,
+    checkpoints: usize,
+    exact_db_only: usize,
+    failures: Vec<String>,
+    warned_fields: std::collections::BTreeMap<String, usize>,
+}
+
+impl Tally {
+    fn report(&self, what: &str) {
+        eprintln!(
+            "{what}: {} files, {} threads, {} history checkpoints (+{} live states) compared; \
+             DB-only exact on {}/{}; warnings by field {:?}",
+            self.files,
+            self.threads,
+            self.checkpoints,
+            self.threads,
+            self.exact_db_only,
+            self.checkpoints,
+            self.warned_fields
+        );
+        assert!(
+            self.failures.is_empty(),
+            "{} mismatches:\n{}",
+            self.failures.len(),
+            self.failures.join("\n")
+        );
+    }
+}
+
+/// Every thread of one fixture, every checkpoint, with the graph's topology and from the DB alone.
+fn compare_fixture(name: &str, expected: &Json, store: &Store, tally: &mut Tally) {
+    tally.files += 1;
+    for t in expected["threads"].as_array().unwrap() {
+        let thread_id = t["thread_id"].as_str().unwrap();
+        let ns = t["checkpoint_ns"].as_str().unwrap_or("");
+        let topo = Topology::from_oracle_json(&t["topology"]).unwrap();
+        let history = t["history"].as_array().unwrap();
+        if history.is_empty() {
+            continue;
+        }
+        tally.threads += 1;
+        for (mode, topology) in [("graph", Some(topo.clone())), ("db-only", None)] {
+            let th = Thread::open(store, thread_id, ns, topology).unwrap();
+            let mut items: Vec<(String, Snapshot, &Json)> = Vec::new();
+            items.push(("live".into(), th.show(None).unwrap(), &t["state"]));
+            let mut mine = Vec::new();
+            th.for_each_history(
+                None,
+                7,
+                |s| -> Result<(), superstep::inspect::InspectError> {
+                    mine.push(s);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            assert_eq!(
+                mine.len(),
+                history.len(),
+                "{name}/{thread_id}: history length (ours vs LangGraph)"
+            );
+            for (s, h) in mine.into_iter().zip(history) {
+                items.push((s.checkpoint_id.clone(), s, h));
+            }
+            for (label, snap, theirs) in items {
+                if mode == "graph" && label != "live" {
+                    tally.checkpoints += 1;
+                }
+                let d = diff(&ours(&snap), theirs);
+                if mode == "graph" {
+                    if !d.is_empty() {
+                        tally.failures.push(format!(
+                            "[graph] {name}/{thread_id}{ns} {label}: {d:?}\n  ours:   {}\n  theirs: {}",
+                            ours(&snap),
+                            theirs
+                        ));
+                    }
+                } else {
+                    let mine = ours(&snap);
+                    let silent: Vec<&String> = d
+                        .iter()
+                        .filter(|f| !covered(f, &mine, &snap.warnings))
+                        .collect();
+                    if !silent.is_empty() {
+                        tally.failures.push(format!(
+                            "[db-only] {name}/{thread_id}{ns} {label}: silent differences {silent:?} (warnings {:?})\n  ours:   {}\n  theirs: {}",
+                            snap.warnings,
+                            ours(&snap),
+                            theirs
+                        ));
+                    }
+                    if d.is_empty() && label != "live" {
+                        tally.exact_db_only += 1;
+                    }
+                    for w in &snap.warnings {
+                        *tally
+                            .warned_fields
+                            .entry(w.field.split('.').next().unwrap().to_string())
+                            .or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn snapshots_match_langgraph_for_every_checkpoint() {
-    let mut report = Vec::new();
-    let (mut threads, mut checkpoints, mut exact_db_only, mut failures) = (0, 0, 0, Vec::new());
-    let mut warned_fields = std::collections::BTreeMap::<String, usize>::new();
+    let mut tally = Tally::default();
     for (json_path, db_path) in fixture_files() {
         let dir_before = dir_listing(db_path.parent().unwrap());
         let hash_before = hash_file(&db_path);
@@ -205,76 +312,7 @@ fn snapshots_match_langgraph_for_every_checkpoint() {
             serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
         let store = Store::open(&db_path, Mode::ReadOnly).unwrap();
         let name = json_path.file_stem().unwrap().to_string_lossy().to_string();
-        for t in expected["threads"].as_array().unwrap() {
-            let thread_id = t["thread_id"].as_str().unwrap();
-            let ns = t["checkpoint_ns"].as_str().unwrap_or("");
-            let topo = Topology::from_oracle_json(&t["topology"]).unwrap();
-            let history = t["history"].as_array().unwrap();
-            if history.is_empty() {
-                continue;
-            }
-            threads += 1;
-            for (mode, topology) in [("graph", Some(topo.clone())), ("db-only", None)] {
-                let th = Thread::open(&store, thread_id, ns, topology).unwrap();
-                let mut items: Vec<(String, Snapshot, &Json)> = Vec::new();
-                items.push(("live".into(), th.show(None).unwrap(), &t["state"]));
-                let mut mine = Vec::new();
-                th.for_each_history(
-                    None,
-                    7,
-                    |s| -> Result<(), superstep::inspect::InspectError> {
-                        mine.push(s);
-                        Ok(())
-                    },
-                )
-                .unwrap();
-                assert_eq!(
-                    mine.len(),
-                    history.len(),
-                    "{name}/{thread_id}: history length (ours vs LangGraph)"
-                );
-                for (s, h) in mine.into_iter().zip(history) {
-                    items.push((s.checkpoint_id.clone(), s, h));
-                }
-                for (label, snap, theirs) in items {
-                    if mode == "graph" && label != "live" {
-                        checkpoints += 1;
-                    }
-                    let d = diff(&ours(&snap), theirs);
-                    if mode == "graph" {
-                        if !d.is_empty() {
-                            failures.push(format!(
-                                "[graph] {name}/{thread_id}{ns} {label}: {d:?}\n  ours:   {}\n  theirs: {}",
-                                ours(&snap),
-                                theirs
-                            ));
-                        }
-                    } else {
-                        let mine = ours(&snap);
-                        let silent: Vec<&String> = d
-                            .iter()
-                            .filter(|f| !covered(f, &mine, &snap.warnings))
-                            .collect();
-                        if !silent.is_empty() {
-                            failures.push(format!(
-                                "[db-only] {name}/{thread_id}{ns} {label}: silent differences {silent:?} (warnings {:?})\n  ours:   {}\n  theirs: {}",
-                                snap.warnings,
-                                ours(&snap),
-                                theirs
-                            ));
-                        }
-                        if d.is_empty() && label != "live" {
-                            exact_db_only += 1;
-                        }
-                        for w in &snap.warnings {
-                            *warned_fields
-                                .entry(w.field.split('.').next().unwrap().to_string())
-                                .or_default() += 1;
-                        }
-                    }
-                }
-            }
-        }
+        compare_fixture(&name, &expected, &store, &mut tally);
         drop(store);
         assert_eq!(
             hash_before,
@@ -287,17 +325,76 @@ fn snapshots_match_langgraph_for_every_checkpoint() {
             dir_listing(db_path.parent().unwrap()),
             "inspection created files"
         );
-        report.push(name);
     }
-    eprintln!(
-        "oracle fixtures: {} files, {threads} threads, {checkpoints} history checkpoints (+{threads} live states) compared; \
-         DB-only exact on {exact_db_only}/{checkpoints}; warnings by field {warned_fields:?}",
-        report.len()
+    tally.report("oracle fixtures");
+}
+
+/// The content of every LangGraph table of a Postgres database, hashed (to see that inspection
+/// wrote nothing).
+fn pg_tables_hash(url: &str) -> String {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let mut out = String::new();
+    for t in [
+        "checkpoints",
+        "checkpoint_blobs",
+        "checkpoint_writes",
+        "checkpoint_migrations",
+    ] {
+        let row = c
+            .query_one(
+                &format!("SELECT count(*), coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') FROM {t} t"),
+                &[],
+            )
+            .unwrap();
+        out.push_str(&format!(
+            "{t}:{}:{};",
+            row.get::<_, i64>(0),
+            row.get::<_, String>(1)
+        ));
+    }
+    out
+}
+
+/// The same comparison on databases real `PostgresSaver` wrote (tests/oracle/gen_*.py with
+/// `SUPERSTEP_ORACLE_PG`): `SUPERSTEP_PG_FIXTURES=DIR` holds `<name>.json` and `<name>.pgurl`.
+/// Needs a Postgres server, so `cargo test` lists it as ignored; `.ci/run` starts a server,
+/// generates the fixtures and runs it with `--ignored` (it fails, loudly, without them).
+#[test]
+#[ignore = "needs a Postgres server and fixtures made by PostgresSaver: .ci/run provides both"]
+fn postgres_snapshots_match_langgraph_for_every_checkpoint() {
+    let dir = std::env::var_os("SUPERSTEP_PG_FIXTURES").map(PathBuf::from).expect(
+        "SUPERSTEP_PG_FIXTURES is not set: run tests/oracle/generate_all.sh with SUPERSTEP_ORACLE_PG (see .ci/run)",
     );
+    let mut urls: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "pgurl"))
+        .collect();
+    urls.sort();
     assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
+        urls.len() >= 15,
+        "expected the PostgresSaver fixtures in {}, found {}",
+        dir.display(),
+        urls.len()
     );
+    let mut tally = Tally::default();
+    for u in urls {
+        let url = std::fs::read_to_string(&u).unwrap().trim().to_string();
+        let expected: Json =
+            serde_json::from_str(&std::fs::read_to_string(u.with_extension("json")).unwrap())
+                .unwrap();
+        assert_eq!(expected["saver"], "PostgresSaver", "{}", u.display());
+        let before = pg_tables_hash(&url);
+        let store = Store::open(Path::new(&url), Mode::ReadOnly).unwrap();
+        assert_eq!(store.kind(), "Postgres");
+        let name = u.file_stem().unwrap().to_string_lossy().to_string();
+        compare_fixture(&name, &expected, &store, &mut tally);
+        drop(store);
+        assert_eq!(
+            before,
+            pg_tables_hash(&url),
+            "{name}: inspection changed the database"
+        );
+    }
+    tally.report("PostgresSaver oracle fixtures");
 }

@@ -149,6 +149,16 @@ impl<'g> Runtime<'g> {
         &self.db
     }
 
+    /// The store as the TUI names it: a file by its path, a server store by its kind and URL
+    /// (never the password).
+    pub fn store_label(&self) -> String {
+        if self.store.kind() == "SQLite" {
+            self.store.label().to_string()
+        } else {
+            format!("{} {}", self.store.kind(), self.store.label())
+        }
+    }
+
     /// Every thread of the root namespace.
     pub fn threads(&self) -> Result<Vec<ThreadRow>, String> {
         let mut out = Vec::new();
@@ -624,7 +634,7 @@ impl<'g> Runtime<'g> {
             (Some(t), None) => vec![
                 Action::ThreadsLoaded(threads),
                 Action::Failed {
-                    error: format!("{}: no thread {t:?}", self.db.display()),
+                    error: format!("{}: no thread {t:?}", self.store.label()),
                     hint: "T lists the threads".into(),
                 },
             ],

@@ -28,7 +28,7 @@ pub struct App<'g> {
 impl<'g> App<'g> {
     /// Read-only inspection of any SqliteSaver file.
     pub fn inspect(rt: Runtime<'g>) -> App<'g> {
-        let db = rt.db().display().to_string();
+        let db = rt.store_label();
         // `--graph REF`: the graph pane shows the real graph, still read-only
         let (label, info) = match rt.source() {
             Some(s) => (Some(s.shape().label.clone()), graph_info(s.shape())),
@@ -42,7 +42,7 @@ impl<'g> App<'g> {
 
     /// Debugging a graph (breakpoints start as the graph's own `interrupt_before/after`).
     pub fn debug(rt: Runtime<'g>) -> App<'g> {
-        let db = rt.db().display().to_string();
+        let db = rt.store_label();
         let shape = rt.source().map(|s| s.shape().clone()).unwrap_or_default();
         let mut state = AppState::new(
             Mode::Debug,

@@ -162,7 +162,7 @@ fn preflight(
     // a 0-byte file is an empty SQLite database (e.g. left by a process killed right after
     // creating it): like a missing one, it holds no thread yet
     let empty = std::fs::metadata(db).map(|m| m.len() == 0).unwrap_or(false);
-    if !db.exists() || empty {
+    if !Store::is_server(db) && (!db.exists() || empty) {
         if must_exist {
             return Err(CliError(format!("{}: no such file", db.display())));
         }
@@ -181,6 +181,12 @@ fn preflight(
                 pending: Vec::new(),
             })
         }
+        // a server database without the tables: the engine creates them, as setup() does
+        Err(crate::store::StoreError::NoTables { .. }) if !must_exist => {
+            return Ok(Preflight {
+                pending: Vec::new(),
+            })
+        }
         Err(e) => return Err(e.into()),
     };
     let row = store.checkpoint(thread, "", checkpoint)?;
@@ -188,7 +194,7 @@ fn preflight(
         if row.is_none() {
             return Err(CliError(format!(
                 "{}: thread {thread:?} has no checkpoint {id}",
-                db.display()
+                store.label()
             )));
         }
     }
@@ -196,8 +202,8 @@ fn preflight(
         if must_exist {
             return Err(CliError(format!(
                 "{}: no thread {thread:?} (superstep threads --db {} lists them)",
-                db.display(),
-                db.display()
+                store.label(),
+                store.label()
             )));
         }
         return Ok(Preflight {

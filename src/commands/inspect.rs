@@ -15,6 +15,16 @@ fn open(db: &Path) -> Result<Store, CliError> {
     Ok(Store::open(db, Mode::ReadOnly)?)
 }
 
+/// The store as the human output names it: a file by its path, a server store by its kind and
+/// URL (no password).
+fn store_line(store: &Store) -> String {
+    if store.kind() == "SQLite" {
+        store.label().to_string()
+    } else {
+        format!("{} {}", store.kind(), store.label())
+    }
+}
+
 fn topology(sel: &ThreadSel) -> Result<Option<Topology>, CliError> {
     let Some(path) = &sel.topology else {
         return Ok(None);
@@ -147,7 +157,7 @@ pub fn overview(db: &Path, color: bool, out: &mut dyn Write) -> Result<(), CliEr
         out,
         "{}",
         human::bold(
-            &crate::text::escape(&format!("superstep — {}", db.display())),
+            &crate::text::escape(&format!("superstep — {}", store_line(&store))),
             color
         )
     )?;

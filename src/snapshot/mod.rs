@@ -136,6 +136,9 @@ pub struct Input<'a> {
     pub namespaces: &'a [String],
     /// `get_state` without a checkpoint id (true) vs a history item / addressed checkpoint.
     pub live: bool,
+    /// The store keeps the saver's channel order (SQLite's msgpack blob does; Postgres's JSONB
+    /// does not), from which the order of `next` is guessed without a graph.
+    pub channel_order: bool,
 }
 
 struct PlannedTask {
@@ -341,6 +344,14 @@ pub fn derive(input: &Input) -> Snapshot {
                     field: "next".into(),
                     message: format!(
                         "order of {} is a guess: LangGraph orders tasks by node registration, which the DB shows only for edge-triggered nodes (pass the graph to be exact)",
+                        pull.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                });
+            } else if pull.len() > 1 && !input.channel_order {
+                warnings.push(Warning {
+                    field: "next".into(),
+                    message: format!(
+                        "order of {} is a guess: LangGraph orders tasks by node registration, and this store keeps no channel order (JSONB) to show it (pass the graph to be exact)",
                         pull.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
                     ),
                 });

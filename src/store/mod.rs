@@ -11,6 +11,7 @@
 //! `put_writes`, `commit_write` (the engine's `saver` drives it).
 
 mod checkpoint;
+pub mod postgres;
 mod sqlite;
 
 pub use checkpoint::{encode_msgpack, Checkpoint, CheckpointRef, Version};
@@ -32,6 +33,12 @@ pub enum StoreError {
     NotCheckpointDb { path: String, table: &'static str },
     #[error("{path}: {detail}")]
     Sqlite { path: String, detail: String },
+    /// A server database without any of LangGraph's tables (the engine may create them).
+    #[error("{path}: {kind}, but not a LangGraph checkpoint database (no checkpoint tables)")]
+    NoTables { path: String, kind: &'static str },
+    /// A database server's answer (or silence): `path` is the store's label, never a password.
+    #[error("{path}: {detail}")]
+    Server { path: String, detail: String },
     #[error("{path}: corrupt {what} in {location}: {detail}")]
     Corrupt {
         path: String,
@@ -177,6 +184,12 @@ pub trait Backend {
     /// Decode a row this backend read, reporting where a corrupt one lives.
     fn decode(&self, row: &CheckpointRow) -> Result<Checkpoint, StoreError>;
 
+    /// Whether decoded checkpoints keep the saver's channel order (the graph's channel order),
+    /// from which node order can be guessed without the graph.
+    fn keeps_channel_order(&self) -> bool {
+        true
+    }
+
     /// See [`Stamp`]; cheap enough to call several times a second.
     fn stamp(&self) -> Result<Stamp, StoreError>;
     /// This handle will not see later writers (a SQLite file opened `immutable`): a caller that
@@ -217,12 +230,22 @@ pub struct Store {
 }
 
 impl Store {
-    /// Open a SQLite checkpoint file. `ReadOnly` requires an existing LangGraph checkpoint
-    /// database and never writes to it or its directory.
+    /// Open a checkpoint store: a `postgresql://` / `postgres://` URL is a Postgres database
+    /// (`PostgresSaver`'s tables), anything else a SQLite file. `ReadOnly` requires an existing
+    /// LangGraph checkpoint store and never writes to it (nor to a file's directory).
     pub fn open(path: &Path, mode: Mode) -> Result<Store, StoreError> {
+        if let Some(url) = path.to_str().filter(|s| postgres::is_postgres_url(s)) {
+            let pg = postgres::PostgresStore::open(url, mode)?;
+            return Ok(Store::from_backend(Box::new(pg)));
+        }
         Ok(Store::from_backend(Box::new(SqliteStore::open(
             path, mode,
         )?)))
+    }
+
+    /// Whether `path` names a store on a server (a Postgres URL) rather than a file.
+    pub fn is_server(path: &Path) -> bool {
+        path.to_str().is_some_and(postgres::is_postgres_url)
     }
 
     pub fn from_backend(backend: Box<dyn Backend>) -> Store {

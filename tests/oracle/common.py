@@ -32,6 +32,11 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_OUT = os.path.join(REPO, "tests", "fixtures")
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 
+# The saver switch: with SUPERSTEP_ORACLE_PG set to a Postgres server URL (a role that may create
+# databases), every fixture runs on a real PostgresSaver instead, in a fresh database `fx_<name>`
+# on that server; `<out>/<name>.pgurl` holds that database's URL next to `<name>.json`.
+ORACLE_PG = os.environ.get("SUPERSTEP_ORACLE_PG") or None
+
 _SERDE = JsonPlusSerializer()
 
 # Reviving classes defined in the generator scripts (module "__main__") makes LangGraph log a warning
@@ -59,6 +64,32 @@ def fresh_db_at(path: str):
     saver = SqliteSaver(conn)
     saver.setup()
     return conn, saver
+
+
+def _pg_url(base: str, dbname: str) -> str:
+    """`base` (a postgresql:// URL) with its database replaced by `dbname`."""
+    head, _, query = base.partition("?")
+    scheme, _, rest = head.partition("://")
+    authority = rest.split("/", 1)[0]
+    return f"{scheme}://{authority}/{dbname}" + (f"?{query}" if query else "")
+
+
+def fresh_pg(name: str):
+    """(url, conn, PostgresSaver) for a brand-new database `fx_<name>` on the ORACLE_PG server."""
+    import psycopg
+    from psycopg.rows import dict_row
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    db = f"fx_{name}"
+    with psycopg.connect(ORACLE_PG, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{db}"')
+    url = _pg_url(ORACLE_PG, db)
+    # as PostgresSaver.from_conn_string opens it
+    conn = psycopg.Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+    saver = PostgresSaver(conn)
+    saver.setup()
+    return url, conn, saver
 
 
 def finalize_db(path: str, conn: sqlite3.Connection) -> None:
@@ -357,8 +388,10 @@ def dump_thread(graph, saver, thread_id: str, ns: str = "") -> dict:
 
 
 def _versions() -> dict:
-    return {p: importlib.metadata.version(p)
-            for p in ("langgraph", "langgraph-checkpoint", "langgraph-checkpoint-sqlite", "ormsgpack")}
+    pkgs = ["langgraph", "langgraph-checkpoint", "langgraph-checkpoint-sqlite", "ormsgpack"]
+    if ORACLE_PG:
+        pkgs += ["langgraph-checkpoint-postgres", "psycopg"]
+    return {p: importlib.metadata.version(p) for p in pkgs}
 
 
 def _script_name() -> str:
@@ -397,6 +430,25 @@ def orphan_writes(conn) -> list:
             for t, ns, cid, tid, tp, idx, ch, ty, val in rows]
 
 
+def orphan_writes_pg(conn) -> list:
+    """`orphan_writes` for PostgresSaver's tables (insertion order is not kept: by key)."""
+    cur = conn.cursor(row_factory=psycopg_tuple_row())
+    rows = cur.execute(
+        "SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel, "
+        "w.type, w.blob FROM checkpoint_writes w LEFT JOIN checkpoints c ON c.thread_id = w.thread_id "
+        "AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id "
+        "WHERE c.checkpoint_id IS NULL ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx"
+    ).fetchall()
+    return [{"thread_id": t, "checkpoint_ns": ns, "checkpoint_id": cid, "task_id": tid, "task_path": tp,
+             "idx": idx, "channel": ch, "value": view_typed(ty, bytes(val) if val is not None else b"")}
+            for t, ns, cid, tid, tp, idx, ch, ty, val in rows]
+
+
+def psycopg_tuple_row():
+    from psycopg.rows import tuple_row
+    return tuple_row
+
+
 def parse_args(argv=None):
     doc = getattr(sys.modules.get("__main__"), "__doc__", None) or __doc__
     ap = argparse.ArgumentParser(description=doc.strip().splitlines()[0])
@@ -417,7 +469,13 @@ class Fixture:
         args = parse_args(argv)
         self.name = name
         self.out_dir = os.path.abspath(args.out)
-        self.path, self.conn, self.saver = fresh_db(self.out_dir, name)
+        os.makedirs(self.out_dir, exist_ok=True)
+        self.pg = ORACLE_PG is not None
+        if self.pg:
+            self.path = None
+            self.pg_url, self.conn, self.saver = fresh_pg(name)
+        else:
+            self.path, self.conn, self.saver = fresh_db(self.out_dir, name)
         self.threads: list = []
         self.events: list = []
         self.extra: dict = {}
@@ -439,11 +497,17 @@ class Fixture:
             result = {**result, "__interrupt__": [f"Interrupt(value={i.value!r})" for i in result["__interrupt__"]]}
         self.event(f"{label}: returned {result!r}")
 
+    def sql(self, query: str, params=()) -> list:
+        """Rows (tuples) of a query on the fixture's DB; `?` placeholders, for either saver."""
+        if self.pg:
+            cur = self.conn.cursor(row_factory=psycopg_tuple_row())
+            return cur.execute(query.replace("?", "%s"), params).fetchall()
+        return self.conn.execute(query, params).fetchall()
+
     def namespaces(self, thread_id: str) -> list:
-        rows = self.conn.execute(
-            "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns",
-            (thread_id,)).fetchall()
-        return [r[0] for r in rows]
+        rows = self.sql("SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns",
+                        (thread_id,))
+        return sorted(r[0] for r in rows)
 
     def dump(self, graph, thread_id: str, ns: str = "", all_ns: bool = False) -> None:
         nss = self.namespaces(thread_id) if all_ns else [ns]
@@ -454,11 +518,11 @@ class Fixture:
 
     def finish(self, extra: dict | None = None) -> None:
         dumped = {(t["thread_id"], t["checkpoint_ns"]) for t in self.threads}
-        in_db = set(self.conn.execute("SELECT DISTINCT thread_id, checkpoint_ns FROM checkpoints").fetchall())
+        in_db = set(tuple(r) for r in self.sql("SELECT DISTINCT thread_id, checkpoint_ns FROM checkpoints"))
         missing = sorted(in_db - dumped)
         if missing:
             raise RuntimeError(f"{self.name}: threads with checkpoints that were not dumped: {missing}")
-        orphans = orphan_writes(self.conn)
+        orphans = orphan_writes_pg(self.conn) if self.pg else orphan_writes(self.conn)
         for o in orphans:
             self.event(f"orphan write: thread {o['thread_id']!r} ns {o['checkpoint_ns']!r} checkpoint "
                        f"{o['checkpoint_id']} (no checkpoint row) task {o['task_id']} idx {o['idx']} "
@@ -466,11 +530,20 @@ class Fixture:
         doc_extra = {"orphan_writes": orphans}
         doc_extra.update(self.extra)
         doc_extra.update(extra or {})
+        if self.pg:
+            doc_extra["saver"] = "PostgresSaver"
         write_expected(self.out_dir, self.name, self.threads, doc_extra, self.events)
-        finalize_db(self.path, self.conn)
+        if self.pg:
+            self.conn.close()
+            with open(os.path.join(self.out_dir, f"{self.name}.pgurl"), "w") as f:
+                f.write(self.pg_url + "\n")
+            where = self.pg_url.rsplit("/", 1)[-1]
+        else:
+            finalize_db(self.path, self.conn)
+            where = os.path.basename(self.path)
         n_hist = sum(len(t["history"]) for t in self.threads)
         print(f"{self.name}: {len(self.threads)} thread dumps, {n_hist} history entries, "
-              f"{len(self.events)} events -> {os.path.basename(self.path)}")
+              f"{len(self.events)} events -> {where}")
 
 
 def D(**kw):

@@ -55,8 +55,12 @@ def main():
     g.invoke({"log": []}, {"configurable": {"thread_id": "async"}}, durability="async")
     for tid in ("meta", "exit", "exit_int", "async"):
         fx.dump(g, tid)
-    raw = fx.conn.execute("SELECT thread_id, checkpoint_id, typeof(metadata), CAST(metadata AS TEXT) "
-                          "FROM checkpoints ORDER BY thread_id, checkpoint_id").fetchall()
+    if fx.pg:
+        raw = fx.sql("SELECT thread_id, checkpoint_id, jsonb_typeof(metadata), metadata::text "
+                     "FROM checkpoints ORDER BY thread_id, checkpoint_id")
+    else:
+        raw = fx.sql("SELECT thread_id, checkpoint_id, typeof(metadata), CAST(metadata AS TEXT) "
+                     "FROM checkpoints ORDER BY thread_id, checkpoint_id")
     fx.extra["raw_metadata"] = [{"thread_id": t, "checkpoint_id": c, "sql_type": ty, "text": txt}
                                 for t, c, ty, txt in raw]
     fx.finish()

@@ -23,17 +23,19 @@ from langgraph.types import Send
 
 import time
 
-from langgraph.checkpoint.sqlite import SqliteSaver
-
 from common import D, Fixture, view
 
 
-class SlowPutSaver(SqliteSaver):
-    """A SqliteSaver whose checkpoint puts are slow (the serialisation happens after the sleep)."""
+def slow_put(saver_cls):
+    """A subclass of the fixture's saver whose checkpoint puts are slow (the serialisation happens
+    after the sleep)."""
 
-    def put(self, config, checkpoint, metadata, new_versions):
-        time.sleep(0.3)
-        return super().put(config, checkpoint, metadata, new_versions)
+    class SlowPutSaver(saver_cls):
+        def put(self, config, checkpoint, metadata, new_versions):
+            time.sleep(0.3)
+            return super().put(config, checkpoint, metadata, new_versions)
+
+    return SlowPutSaver
 
 
 class State(TypedDict):
@@ -80,7 +82,7 @@ def main():
     g2 = join_builder().compile(checkpointer=fx.saver)
     g2.invoke({"log": []}, {"configurable": {"thread_id": "join_sync"}}, **D())
     g2.invoke({"log": []}, {"configurable": {"thread_id": "join"}}, durability="async")
-    slow = SlowPutSaver(fx.conn)
+    slow = slow_put(type(fx.saver))(fx.conn)
     g2_slow = join_builder().compile(checkpointer=slow)
     g2_slow.invoke({"log": []}, {"configurable": {"thread_id": "join_race"}}, durability="async")
     fx.dump(g2, "join_sync")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Creates (or reuses) the Python venv that runs the LangGraph oracle scripts.
 #
-#   bash tests/oracle/setup_venv.sh [VENV_DIR]     (default: <repo>/.venv-oracle)
+#   bash tests/oracle/setup_venv.sh [VENV_DIR] [REQUIREMENTS]   (default: <repo>/.venv-oracle, requirements.txt)
 #
+# REQUIREMENTS may be requirements-postgres.txt (the oracle plus PostgresSaver and psycopg).
 # Idempotent: a stamp file inside the venv records the sha256 of requirements.txt, and pip only runs
 # when the stamp is missing or differs. The last line printed is the venv's python path, so callers can
 # do:  PY=$(bash tests/oracle/setup_venv.sh | tail -n 1)
@@ -11,11 +12,11 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 VENV="${1:-$REPO/.venv-oracle}"
-REQ="$HERE/requirements.txt"
+REQ="${2:-$HERE/requirements.txt}"
 STAMP="$VENV/.oracle-requirements.sha256"
 PY="$VENV/bin/python"
 
-want="$(sha256sum "$REQ" | cut -d' ' -f1)"
+want="$(cat "$REQ" "$HERE/requirements.txt" | sha256sum | cut -d' ' -f1)"
 
 if [ ! -x "$PY" ]; then
   echo "setup_venv: creating $VENV" >&2

@@ -1,12 +1,13 @@
 //! Command line (clap derive), self-contained.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
 #[command(
     name = "superstep",
     version,
+    long_version = crate::versions::long_version(),
     about = "A terminal debugger for LangGraph graphs and their SqliteSaver checkpoint files",
     long_about = "superstep opens LangGraph SqliteSaver checkpoint databases (read-only) and shows what \
 LangGraph's get_state / get_state_history would show: values, next tasks, interrupts, pending writes.\n\n\
@@ -83,6 +84,49 @@ pub enum Command {
     Graph(GraphArgs),
     /// Check a spec's node code for the interrupt pitfalls (exit 1 with findings, 0 clean).
     Lint(LintArgs),
+    /// Print the shell completion script for bash, zsh or fish.
+    #[command(
+        long_about = "Print the shell completion script for bash, zsh or fish, generated from \
+superstep's own argument definitions (so it always matches this binary).\n\n\
+Install it where your shell looks:\n  \
+bash: superstep completions bash > ~/.local/share/bash-completion/completions/superstep\n  \
+zsh:  superstep completions zsh > ~/.zfunc/_superstep   (with fpath+=(~/.zfunc) before compinit)\n  \
+fish: superstep completions fish > ~/.config/fish/completions/superstep.fish"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), or write one per command with --dir.
+    #[command(
+        long_about = "Print superstep's manual page (roff), generated from its own argument \
+definitions: `superstep man | man -l -` reads it. `superstep man COMMAND` prints the page of one \
+subcommand (superstep-COMMAND(1)); `--dir DIR` writes superstep.1 and a page per subcommand \
+into DIR (e.g. ~/.local/share/man/man1)."
+    )]
+    Man(ManArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: CompletionShell,
+}
+
+/// The shells `superstep completions` writes scripts for (each checked by that shell in .ci/run).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+#[derive(Args, Debug)]
+pub struct ManArgs {
+    /// Print this subcommand's page (superstep-COMMAND(1)) instead of superstep(1).
+    #[arg(value_name = "COMMAND", conflicts_with = "dir")]
+    pub command: Option<String>,
+    /// Write superstep.1 and superstep-COMMAND.1 for every subcommand into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -16,3 +16,4 @@ pub mod text;
 pub mod tui;
 pub mod ui;
 pub mod value;
+pub mod versions;

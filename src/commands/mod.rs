@@ -2,6 +2,7 @@
 
 mod engine;
 pub use engine::graph_text;
+mod generate;
 mod human;
 mod inspect;
 
@@ -66,6 +67,8 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<(), CliError> {
         Some(Command::Update(a)) => engine::update(&need_db(cli.db)?, &a, &opts, color, out),
         Some(Command::Graph(a)) => engine::graph(&a, &opts, out),
         Some(Command::Lint(a)) => engine::lint(&a, color, out),
+        Some(Command::Completions(a)) => generate::completions(a.shell, out),
+        Some(Command::Man(a)) => generate::man(&a, out),
         None => main_command(cli, color, out),
     }
 }

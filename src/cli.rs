@@ -124,7 +124,7 @@ pub struct ManArgs {
     /// Print this subcommand's page (superstep-COMMAND(1)) instead of superstep(1).
     #[arg(value_name = "COMMAND", conflicts_with = "dir")]
     pub command: Option<String>,
-    /// Write superstep.1 and superstep-COMMAND.1 for every subcommand into DIR.
+    /// Write superstep.1 and superstep-COMMAND.1 for every subcommand into DIR (created if missing).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 }

@@ -174,20 +174,27 @@ fn man_dir_writes_one_page_per_command_and_errors_are_one_line() {
     assert_eq!(names, expected);
     assert_eq!(stdout(&o).lines().count(), expected.len());
 
+    // a missing directory is created (`superstep man --dir ~/.local/share/man/man1` on a new machine)
+    let nested = dir.path().join("share/man/man1");
+    let o = superstep(&["man", "--dir", nested.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(nested.join("superstep-show.1").is_file());
+
+    let under_a_file = format!("{}/man1", dir.path().join("superstep.1").display());
     for (args, needle) in [
         (
             vec!["man", "nope"],
-            "man: no subcommand \"nope\" (commands: threads, ",
+            "man: no subcommand \"nope\" (commands: threads, ".to_string(),
         ),
         (
-            vec!["man", "--dir", "/nonexistent/man1"],
-            "/nonexistent/man1: no such directory",
+            vec!["man", "--dir", &under_a_file],
+            format!("{under_a_file}: "),
         ),
     ] {
         let o = superstep(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&needle), "{args:?}: {}", stderr(&o));
         assert!(stdout(&o).is_empty());
     }
 }

@@ -22,7 +22,8 @@ pub fn completions(shell: CompletionShell, out: &mut dyn Write) -> Result<(), Cl
     Ok(())
 }
 
-/// superstep(1) or superstep-COMMAND(1) on stdout, or every page written into `--dir`.
+/// superstep(1) or superstep-COMMAND(1) on stdout, or every page written into `--dir` (created
+/// when missing, like `mkdir -p`).
 pub fn man(args: &ManArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let cmd = built_command();
     if let Some(dir) = &args.dir {
@@ -62,9 +63,7 @@ fn write_pages(
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let at = |e: std::io::Error| CliError(format!("{}: {e}", dir.display()));
-    if !dir.is_dir() {
-        return Err(CliError(format!("{}: no such directory", dir.display())));
-    }
+    std::fs::create_dir_all(dir).map_err(at)?;
     let main = dir.join("superstep.1");
     let mut text = Vec::new();
     main_page(cmd, &mut text)?;

@@ -91,6 +91,35 @@ python3 -m venv "$W/app"
 check_installed "pip (venv)" "$W/app/bin/superstep"
 "$W/app/bin/superstep" --version
 
+# --- the bridge from the installed binary: no --python, no $VIRTUAL_ENV, no ./.venv — superstep must
+# pick the venv it is installed in (issue 11's rule), whose LangGraph is the oracle's pins. The node
+# records sys.executable in the state, so the rows LangGraph wrote say which Python ran it.
+"$W/app/bin/pip" install --quiet --disable-pip-version-check -r tests/oracle/requirements.txt
+mkdir "$W/proj"
+cat > "$W/proj/app.py" <<'PY'
+import operator, sys
+from typing import Annotated, TypedDict
+from langgraph.graph import StateGraph, START, END
+
+class State(TypedDict):
+    ran_by: Annotated[list, operator.add]
+
+def a(state):
+    return {"ran_by": [sys.executable]}
+
+builder = StateGraph(State)
+builder.add_node("a", a)
+builder.add_edge(START, "a")
+builder.add_edge("a", END)
+graph = builder.compile()
+PY
+(cd "$W/proj" && env -u VIRTUAL_ENV "$W/app/bin/superstep" run app.py:graph -t t1 --db "$W/proj/app.sqlite" \
+  --input '{"ran_by": []}' --steps 2 > "$W/bridge.out") || { cat "$W/bridge.out"; fail "bridge: run from the installed binary"; }
+ran_by=$(NO_COLOR=1 "$W/app/bin/superstep" show --db "$W/proj/app.sqlite" -t t1 --json \
+  | "$W/tools/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["values"]["ran_by"])')
+[ "$ran_by" = "['$W/app/bin/python']" ] || fail "bridge: node ran by $ran_by, expected ['$W/app/bin/python']"
+echo "wheel: bridge: a step of app.py:graph from $W/app/bin/superstep ran in that venv's Python ($W/app/bin/python)"
+
 # --- pipx (its classic pip backend) and uv tool, from the wheel file, into throwaway homes
 PIPX_HOME="$W/pipx" PIPX_BIN_DIR="$W/pipx-bin" PIPX_MAN_DIR="$W/pipx-man" \
   "$T/pipx" install --backend pip "$WHEEL" 2>&1 | grep -v -e 'not on your PATH' -e 'will not be globally' -e 'updated. Run' -e "shell's config" || true

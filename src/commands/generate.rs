@@ -129,6 +129,11 @@ The terminal UI was ended by signal N (SIGTERM, SIGINT, SIGHUP); the terminal is
 .TP
 \fBNO_COLOR\fR
 When set and not empty, no colour is used. Colour is only ever used on a terminal.
+.TP
+\fBVIRTUAL_ENV\fR
+The virtualenv whose Python runs a Python graph, unless \fB\-\-python\fR names one. Without
+either, superstep tries \fI./.venv\fR (or one beside the langgraph.json), then the virtualenv it
+is itself installed in (\fBpip install superstep\-debugger\fR there), then \fBpython3\fR.
 .SH FILES
 Inspection opens a database read\-only and leaves it and its directory byte\-identical. Without
 \fB\-\-db\fR, the demo database embedded in the binary is written once to the temporary directory

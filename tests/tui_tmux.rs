@@ -47,6 +47,24 @@ impl Tmux {
     }
 }
 
+impl Tmux {
+    /// Wait until the TUI has left the screen (its footer is gone): keys typed before that would
+    /// reach the TUI's input reader, not the shell.
+    fn wait_for_exit(&self) {
+        let start = Instant::now();
+        loop {
+            let pane = self.capture();
+            if !pane.contains("q quit") {
+                return;
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                panic!("the TUI never exited; the pane shows:\n{pane}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         self.cmd(&["kill-server"]);
@@ -126,6 +144,7 @@ fn step_interrupt_resume_time_travel_quit_under_tmux() {
     let pane = t.wait_for("time travel: landed on");
     assert!(pane.contains("fork"), "{pane}");
     t.send(&["q"]);
+    t.wait_for_exit();
     // back at the shell, terminal restored: canonical mode and echo are on again
     t.type_text("stty -a | tr ' ;' '\\n\\n' | grep -E -x -- '-?(icanon|echo)' | tr '\\n' ' '; echo STTY-$((40+2))");
     t.send(&["Enter"]);
@@ -172,6 +191,7 @@ fn a_panic_restores_the_terminal() {
 
 /// `stty` says canonical mode and echo are on (the shell's terminal is usable again).
 fn assert_terminal_restored(t: &Tmux, marker: &str) -> String {
+    t.wait_for_exit();
     t.type_text(&format!(
         "stty -a | tr ' ;' '\\n\\n' | grep -E -x -- '-?(icanon|echo)' | tr '\\n' ' '; echo {marker}-$((40+2))"
     ));

@@ -295,6 +295,18 @@ pub struct ShowArgs {
     /// Checkpoint id (history view); default: the latest checkpoint, live view.
     #[arg(long, value_name = "ID")]
     pub checkpoint: Option<String>,
+    /// Messages of each conversation to print, newest last ("all" for every one; human output).
+    #[arg(long, value_name = "N|all", default_value = "6", value_parser = parse_messages)]
+    pub messages: usize,
     #[command(flatten)]
     pub out: Output,
+}
+
+/// `--messages`: a count, or `all`.
+fn parse_messages(s: &str) -> Result<usize, String> {
+    if s == "all" {
+        return Ok(usize::MAX);
+    }
+    s.parse::<usize>()
+        .map_err(|_| format!("{s:?}: expected a number of messages or \"all\""))
 }

@@ -189,6 +189,7 @@ pub fn run(
 fn session(mut app: App, o: &Options, out: &mut dyn Write) -> Result<(), String> {
     app.start(o.thread.clone());
     if o.print {
+        app.dispatch(crate::app::action::Action::Resize(o.size.0, o.size.1));
         for k in &o.keys {
             if app.state.quit {
                 break;
@@ -263,12 +264,15 @@ fn event_loop(app: &mut App, keys: &[KeyEvent]) -> std::io::Result<()> {
     let mut terminal = ratatui::try_init()?;
     let _guard = TerminalGuard;
     let panic_for_test = std::env::var_os("SUPERSTEP_TEST_PANIC").is_some();
+    let size = terminal.size()?;
+    app.dispatch(crate::app::action::Action::Resize(size.width, size.height));
     for k in keys {
         if app.state.quit {
             return Ok(());
         }
         app.key(*k);
         app.settle();
+        send_clipboard(app)?;
     }
     let mut dirty = true;
     loop {
@@ -283,6 +287,7 @@ fn event_loop(app: &mut App, keys: &[KeyEvent]) -> std::io::Result<()> {
         }
         dirty = if crossterm::event::poll(TICK)? {
             app.event(crossterm::event::read()?);
+            send_clipboard(app)?;
             true
         } else {
             app.tick()
@@ -290,8 +295,56 @@ fn event_loop(app: &mut App, keys: &[KeyEvent]) -> std::io::Result<()> {
     }
 }
 
+/// `y` in the viewer: hand the text to the terminal's clipboard with OSC 52 (`ESC ] 52 ; c ;
+/// base64 BEL`). Terminals that do not allow clipboard writes ignore it.
+fn send_clipboard(app: &mut App) -> std::io::Result<()> {
+    if let Some(text) = app.state.clipboard.take() {
+        let mut out = std::io::stdout();
+        write!(out, "\x1b]52;c;{}\x07", base64(text.as_bytes()))?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// Standard base64 with padding (RFC 4648), for OSC 52.
+pub fn base64(data: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for c in data.chunks(3) {
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 /// Whether a path looks like a graph spec.
 pub fn is_spec(p: &Path) -> bool {
     p.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64_is_rfc_4648() {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(super::base64(i.as_bytes()), o);
+        }
+    }
 }

@@ -121,3 +121,43 @@ fn threads_json_and_overview() {
     let demo = run_ok(&[]);
     assert!(demo.contains("THREAD") && demo.contains("values"), "{demo}");
 }
+
+#[test]
+fn human_show_reads_an_agent_conversation() {
+    // a create_react_agent thread real LangGraph wrote (tests/oracle/gen_agent.py)
+    let db = fixture("agent.sqlite");
+    let db = db.to_str().unwrap();
+    let out = run_ok(&["show", "--db", db, "-t", "react"]);
+    assert!(
+        out.contains("  messages  12 msgs · last: AI \"The Hôtel du Louvre"),
+        "{out}"
+    );
+    assert!(out.contains("… 6 earlier messages (--messages all prints every one)"));
+    assert!(!out.contains("__type__"), "no raw message JSON: {out}");
+    settings().bind(|| insta::assert_snapshot!("cli_show_conversation", out));
+    let all = run_ok(&["show", "--db", db, "-t", "react", "--messages", "all"]);
+    assert!(
+        all.contains("#0   System  You are a concise travel assistant."),
+        "{all}"
+    );
+    let none = run_ok(&["show", "--db", db, "-t", "long", "--messages", "0"]);
+    assert!(
+        none.contains("  messages  600 msgs · last: AI \"Turn 149"),
+        "{none}"
+    );
+    assert!(!none.contains("#599"), "{none}");
+    // --json is LangGraph's snapshot, messages as tagged objects
+    let json: serde_json::Value =
+        serde_json::from_str(&run_ok(&["show", "--db", db, "-t", "react", "--json"])).unwrap();
+    assert_eq!(
+        json["values"]["messages"][11]["__type__"],
+        "langchain_core.messages.ai.AIMessage"
+    );
+    let o = superstep(&["show", "--db", db, "-t", "react", "--messages", "some"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("expected a number of messages or \"all\""),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -477,8 +477,12 @@ fn subgraph_task_opens_its_namespace_and_backspace_returns() {
     assert_eq!(s.app.state.history.len(), root_len);
     s.keys("<Tab><Tab> <Enter>");
     match &s.app.state.modal {
-        Some(Modal::Viewer { lines, .. }) => {
-            assert!(lines.iter().any(|l| l.contains(&ns)), "{lines:?}")
+        Some(Modal::Viewer(v)) => {
+            assert!(
+                v.lines.iter().any(|l| l.text().contains(&ns)),
+                "{:?}",
+                v.lines
+            )
         }
         m => panic!("{m:?}"),
     }

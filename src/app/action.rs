@@ -77,8 +77,24 @@ pub enum Action {
     Command(String),
     /// A `/` search query.
     Search(String),
-    /// Terminal resized (nothing to do but redraw).
+    /// Terminal resized: redraw (the viewer lays its lines out again).
     Resize(u16, u16),
+    /// Value viewer: fold / unfold the node under the cursor (on a message: its raw fields).
+    ViewerToggle,
+    /// Value viewer: fold every top-level node (`true`) or unfold everything.
+    ViewerFoldAll(bool),
+    /// Value viewer: raw JSON tree <-> readable (conversations, typed leaves).
+    ViewerRaw,
+    /// Value viewer: message ids, token usage, model metadata.
+    ViewerDetails,
+    /// Value viewer: `/` type a search.
+    ViewerFind,
+    /// Value viewer: next (`true`) / previous match.
+    ViewerFindStep(bool),
+    /// Value viewer: copy the node under the cursor as JSON (or its path) via OSC 52.
+    Copy {
+        path: bool,
+    },
 
     // ---- from effects -----------------------------------------------------------------------
     ThreadsLoaded(Vec<ThreadRow>),

@@ -11,11 +11,10 @@ pub fn opts() -> ViewOptions {
     ViewOptions::default()
 }
 
-/// One-line JSON, escaped (JSON leaves C1 controls, DEL and bidi overrides as they are) and
-/// cut at `max` columns.
+/// A value on one line, cut at `max` columns: conversations summarised, typed leaves tagged,
+/// the rest compact JSON (see [`crate::present`]).
 pub fn preview(j: &Json, max: usize) -> String {
-    let s = serde_json::to_string(j).unwrap_or_default();
-    crate::text::cut(&crate::text::escape(&s), max).into_owned()
+    crate::present::line(j, max)
 }
 
 /// Escaped and cut at `max` columns.

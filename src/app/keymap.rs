@@ -14,6 +14,8 @@ pub enum Ctx {
     Normal,
     Help,
     Viewer,
+    /// `/` typed inside the value viewer.
+    ViewerFind,
     Confirm,
     Resume,
     Update,
@@ -30,7 +32,8 @@ impl Ctx {
         match self {
             Ctx::Normal => "Panes",
             Ctx::Help => "Help",
-            Ctx::Viewer => "Value viewer",
+            Ctx::Viewer => "Value viewer (Enter on a row)",
+            Ctx::ViewerFind => "Value viewer search (/)",
             Ctx::Confirm => "Time-travel confirmation",
             Ctx::Resume => "Resume editor (r)",
             Ctx::Update => "Edit state (u)",
@@ -43,7 +46,7 @@ impl Ctx {
     fn is_text(self) -> bool {
         matches!(
             self,
-            Ctx::Resume | Ctx::Update | Ctx::NewThread | Ctx::Prompt
+            Ctx::Resume | Ctx::Update | Ctx::NewThread | Ctx::Prompt | Ctx::ViewerFind
         )
     }
 }
@@ -116,11 +119,25 @@ fn table() -> Vec<Row> {
         ("<Esc> q ?", Help, A::Cancel, "close help", Some("close"), false),
         ("j <Down>", Help, A::Down, "scroll down", None, false),
         ("k <Up>", Help, A::Up, "scroll up", None, false),
-        ("<Esc> q <Enter>", Viewer, A::Cancel, "close", Some("close"), false),
-        ("j <Down>", Viewer, A::Down, "scroll down", Some("scroll"), false),
-        ("k <Up>", Viewer, A::Up, "scroll up", None, false),
-        ("<PageDown>", Viewer, A::PageDown, "page down", None, false),
-        ("<PageUp>", Viewer, A::PageUp, "page up", None, false),
+        ("<Esc> q", Viewer, A::Cancel, "close", Some("close"), false),
+        ("j <Down>", Viewer, A::Down, "down", Some("move"), false),
+        ("k <Up>", Viewer, A::Up, "up", None, false),
+        ("<PageDown> <C-d>", Viewer, A::PageDown, "page down", None, false),
+        ("<PageUp> <C-u>", Viewer, A::PageUp, "page up", None, false),
+        ("g <Home>", Viewer, A::Top, "first line", None, false),
+        ("G <End>", Viewer, A::Bottom, "last line (a conversation opens there: its newest message)", None, false),
+        ("<Enter> z", Viewer, A::ViewerToggle, "fold / unfold the object or array under the cursor; on a message: show its raw fields", Some("fold"), false),
+        ("-", Viewer, A::ViewerFoldAll(true), "fold every top-level node", None, false),
+        ("+ =", Viewer, A::ViewerFoldAll(false), "unfold everything", None, false),
+        ("/", Viewer, A::ViewerFind, "search the value (then n / N)", Some("find"), false),
+        ("n", Viewer, A::ViewerFindStep(true), "next match", None, false),
+        ("N", Viewer, A::ViewerFindStep(false), "previous match", None, false),
+        ("y", Viewer, A::Copy { path: false }, "copy the value under the cursor as JSON (OSC 52: the terminal must allow clipboard writes)", Some("copy"), false),
+        ("Y", Viewer, A::Copy { path: true }, "copy the path under the cursor (messages[41].tool_calls[0].args)", None, false),
+        ("v", Viewer, A::ViewerRaw, "raw JSON tree / readable (conversations, typed values)", Some("raw"), false),
+        ("i", Viewer, A::ViewerDetails, "message ids, tool call ids, token usage, model", Some("ids"), false),
+        ("<Enter>", ViewerFind, A::Submit, "search", Some("search"), false),
+        ("<Esc>", ViewerFind, A::Cancel, "cancel", Some("cancel"), false),
         ("y <Enter>", Confirm, A::Confirm, "replay from this checkpoint", Some("replay"), false),
         ("n <Esc>", Confirm, A::Cancel, "cancel", Some("cancel"), false),
         ("<Enter>", Resume, A::Submit, "send the filled answers (empty fields stay pending)", Some("send"), false),
@@ -174,7 +191,8 @@ pub fn context(state: &AppState) -> Ctx {
     match &state.modal {
         None => Ctx::Normal,
         Some(Modal::Help { .. }) => Ctx::Help,
-        Some(Modal::Viewer { .. }) => Ctx::Viewer,
+        Some(Modal::Viewer(v)) if v.find.is_some() => Ctx::ViewerFind,
+        Some(Modal::Viewer(_)) => Ctx::Viewer,
         Some(Modal::ConfirmTravel { .. }) => Ctx::Confirm,
         Some(Modal::Resume { .. }) => Ctx::Resume,
         Some(Modal::Update { .. }) => Ctx::Update,
@@ -249,6 +267,7 @@ pub fn help_lines(mode: Mode) -> Vec<(String, String)> {
         Ctx::Prompt,
         Ctx::Editing,
         Ctx::Viewer,
+        Ctx::ViewerFind,
         Ctx::Help,
     ];
     let mut out = Vec::new();

@@ -9,6 +9,7 @@ pub mod keymap;
 pub mod keys;
 pub mod state;
 pub mod update;
+pub mod viewer;
 pub mod views;
 
 use action::{Action, Effect};

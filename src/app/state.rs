@@ -124,6 +124,9 @@ pub enum Diff {
     Added,
     Changed {
         was: String,
+        /// How a conversation changed (`+2 messages (AI tool_call search, Tool result)`), said
+        /// instead of the old value.
+        delta: Option<String>,
     },
     Removed,
     /// No parent checkpoint to compare with.
@@ -377,12 +380,8 @@ pub enum Modal {
     Help {
         scroll: usize,
     },
-    /// A full value or a detail page.
-    Viewer {
-        title: String,
-        lines: Vec<String>,
-        scroll: usize,
-    },
+    /// A full value or a detail page: the value viewer (`app::viewer`).
+    Viewer(Box<super::viewer::Viewer>),
     /// Time travel: what replaying from `checkpoint` will do; `y` runs it.
     ConfirmTravel {
         checkpoint: String,
@@ -493,6 +492,10 @@ pub struct AppState {
     pub effect_totals: BTreeMap<(String, String), u32>,
     /// Live refreshes so far (another process wrote to the DB).
     pub refreshes: u64,
+    /// Terminal size (columns, rows): the viewer lays its lines out for it.
+    pub size: (u16, u16),
+    /// Text to put on the system clipboard (OSC 52); the terminal loop sends and clears it.
+    pub clipboard: Option<String>,
     pub quit: bool,
 }
 
@@ -531,8 +534,18 @@ impl AppState {
             executions: BTreeMap::new(),
             effect_totals: BTreeMap::new(),
             refreshes: 0,
+            size: (120, 40),
+            clipboard: None,
             quit: false,
         }
+    }
+
+    /// Columns and rows inside the viewer's frame at the current terminal size.
+    pub fn viewer_area(&self) -> (usize, usize) {
+        (
+            (self.size.0 as usize).saturating_sub(10),
+            (self.size.1 as usize).saturating_sub(6),
+        )
     }
 
     pub fn selected(&self, p: Pane) -> usize {

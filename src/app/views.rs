@@ -4,6 +4,7 @@
 use super::action::{CheckpointData, HistoryEntry};
 use super::format::{opts, preview, PREVIEW};
 use super::state::*;
+use crate::conversation::{delta_line, messages_in};
 use crate::engine::Pause;
 use crate::ids::{interrupt_id, task_ns, NULL_TASK_ID};
 use crate::snapshot::{Snapshot, TaskResult, WriteKind};
@@ -104,6 +105,13 @@ pub fn checkpoint_view(d: CheckpointData, latest: bool) -> CheckpointView {
             (Some(_), Some(w)) if *w == view => Diff::Same,
             (Some(_), Some(w)) => Diff::Changed {
                 was: preview(w, PREVIEW),
+                delta: match (messages_in(w), messages_in(&view)) {
+                    (Some(a), Some(b)) => delta_line(&a, &b),
+                    (None, Some(b)) if w.as_array().is_some_and(Vec::is_empty) => {
+                        delta_line(&[], &b)
+                    }
+                    _ => None,
+                },
             },
         };
         values.push(ValueRow {

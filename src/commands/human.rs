@@ -1,5 +1,6 @@
 //! Human-readable output: aligned columns, colour only on a TTY and without NO_COLOR.
 
+use crate::conversation::Tone;
 use crate::inspect::Thread;
 use crate::snapshot::{Snapshot, TaskResult, WriteKind};
 use crate::store::ThreadSummary;
@@ -47,11 +48,10 @@ pub fn kind_color(k: WriteKind) -> Color {
     }
 }
 
-/// One-line preview of a JSON view, escaped (JSON leaves C1 controls, DEL and bidi overrides
-/// as they are) and cut at `max` columns.
+/// One-line preview of a JSON view, escaped and cut at `max` columns: conversations
+/// summarised, typed leaves tagged (see [`crate::present`]).
 pub fn preview(j: &serde_json::Value, max: usize) -> String {
-    let s = serde_json::to_string(j).unwrap_or_default();
-    crate::text::cut(&escape(&s), max).into_owned()
+    crate::present::line(j, max)
 }
 
 pub fn threads_header(color: bool, out: &mut dyn Write) -> std::io::Result<()> {
@@ -152,7 +152,108 @@ pub fn history_line(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::
     )
 }
 
+/// How the human `show` lays values out.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    pub color: bool,
+    /// Columns to wrap conversations at.
+    pub width: usize,
+    /// Messages of a conversation printed (the newest ones).
+    pub messages: usize,
+}
+
+impl Layout {
+    /// The terminal's width when stdout is one, else 100 columns.
+    pub fn for_stdout(color: bool) -> Layout {
+        let width = if std::io::stdout().is_terminal() {
+            crossterm::terminal::size()
+                .map(|(w, _)| w as usize)
+                .unwrap_or(100)
+        } else {
+            100
+        };
+        Layout {
+            color,
+            width: width.clamp(40, 200),
+            messages: 6,
+        }
+    }
+}
+
 pub fn snapshot(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    snapshot_with(s, &Layout::for_stdout(color), out)
+}
+
+/// The conversation tones in terminal colours (the TUI's theme, as crossterm colours).
+fn tone_color(t: Tone) -> Option<Color> {
+    Some(match t {
+        Tone::Plain => return None,
+        Tone::Dim => Color::DarkGrey,
+        Tone::Human => Color::Green,
+        Tone::Ai => Color::Cyan,
+        Tone::Tool => Color::Magenta,
+        Tone::System | Tone::OtherRole => Color::Blue,
+        Tone::Call => Color::Yellow,
+        Tone::Ok => Color::Green,
+        Tone::Error => Color::Red,
+    })
+}
+
+/// A message list under its key: the summary line, then the newest messages as a conversation.
+fn conversation_value(
+    key: &str,
+    w: usize,
+    msgs: &[crate::conversation::Message],
+    o: &Layout,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let indent = 2 + w + 2;
+    writeln!(
+        out,
+        "  {}  {}",
+        pad(key, w),
+        crate::conversation::list_line(msgs, o.width.saturating_sub(indent))
+    )?;
+    let first = msgs.len().saturating_sub(o.messages);
+    if first > 0 {
+        writeln!(
+            out,
+            "{}{}",
+            " ".repeat(indent),
+            dim(
+                &format!(
+                    "… {first} earlier message{} (--messages all prints every one)",
+                    if first == 1 { "" } else { "s" }
+                ),
+                o.color
+            )
+        )?;
+    }
+    let lines = crate::conversation::render(
+        &msgs[first..],
+        first,
+        crate::conversation::Options {
+            width: o.width.saturating_sub(indent),
+            details: false,
+            numbered: true,
+        },
+    );
+    for l in lines {
+        let mut text = String::new();
+        for sg in &l.segs {
+            // escaped when the messages were read (conversation::message)
+            match (o.color, tone_color(sg.tone)) {
+                (true, Some(c)) => text.push_str(&sg.text.as_str().with(c).to_string()),
+                _ => text.push_str(&sg.text),
+            }
+        }
+        writeln!(out, "{}{}", " ".repeat(indent), text.trim_end())?;
+    }
+    Ok(())
+}
+
+pub fn snapshot_with(s: &Snapshot, o: &Layout, out: &mut dyn Write) -> std::io::Result<()> {
+    let color = o.color;
     let opts = ViewOptions::default();
     let source = s
         .metadata
@@ -201,12 +302,11 @@ pub fn snapshot(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::Resu
         writeln!(out, "  (none)")?;
     }
     for (k, v) in &s.values {
-        writeln!(
-            out,
-            "  {}  {}",
-            pad(&escape(k), w),
-            preview(&to_view(v, opts), 2000)
-        )?;
+        let view = to_view(v, opts);
+        match crate::conversation::messages_in(&view) {
+            Some(msgs) if o.messages > 0 => conversation_value(&escape(k), w, &msgs, o, out)?,
+            _ => writeln!(out, "  {}  {}", pad(&escape(k), w), preview(&view, 2000))?,
+        }
     }
     let next = if s.next.is_empty() {
         "(none: nothing to run)".to_string()

@@ -145,7 +145,12 @@ pub fn show(
         serde_json::to_writer_pretty(&mut *out, &snap.to_json(ViewOptions::default()))?;
         writeln!(out)?;
     } else {
-        human::snapshot(&snap, color, out)?;
+        let o = human::Layout {
+            color,
+            messages: a.messages,
+            ..human::Layout::for_stdout(color)
+        };
+        human::snapshot_with(&snap, &o, out)?;
     }
     Ok(())
 }

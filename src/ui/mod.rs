@@ -9,6 +9,7 @@ pub mod state;
 pub mod status;
 pub mod tasks;
 pub mod theme;
+pub mod viewer;
 pub mod writes;
 
 use crate::app::state::{AppState, Pane};

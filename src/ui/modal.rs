@@ -35,7 +35,7 @@ fn frame(buf: &mut Buffer, r: Rect, title: &str, hint: &str) -> Rect {
 }
 
 /// A text field with a visible cursor cell.
-fn field(t: &TextInput, active: bool) -> Vec<Span<'static>> {
+pub(super) fn field(t: &TextInput, active: bool) -> Vec<Span<'static>> {
     let chars: Vec<char> = t.text.chars().collect();
     let before: String = chars[..t.cursor.min(chars.len())].iter().collect();
     let at: String = chars
@@ -113,22 +113,13 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
             let h = inner.height as usize;
             Paragraph::new(scrolled(lines, *scroll, h)).render(inner, buf);
         }
-        Modal::Viewer {
-            title,
-            lines,
-            scroll,
-        } => {
+        Modal::Viewer(v) => {
             let r = centered(
                 area,
                 area.width.saturating_sub(8),
                 area.height.saturating_sub(4),
             );
-            let inner = frame(buf, r, title, "Esc close · j/k scroll");
-            let ls: Vec<Line> = lines
-                .iter()
-                .map(|l| Line::raw(super::escape(l).into_owned()))
-                .collect();
-            Paragraph::new(scrolled(ls, *scroll, inner.height as usize)).render(inner, buf);
+            super::viewer::render(v, buf, r);
         }
         Modal::ConfirmTravel { lines, .. } => {
             let r = centered(area, 100, lines.len() as u16 + 4);

@@ -4,6 +4,7 @@
 use super::{draw_list, fit, pane_block, theme};
 use crate::app::format::short_id;
 use crate::app::state::{AppState, Diff, Pane};
+use crate::conversation::wrap::{cut, width};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -68,7 +69,14 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
                 ),
                 theme::dim(),
             )),
-            Diff::Changed { was } => {
+            Diff::Changed { delta: Some(d), .. } => {
+                // the change first, then as much of the value as fits
+                let room = (area.width as usize).saturating_sub(w + 8 + width(d) + 3);
+                spans.push(Span::styled(d.clone(), theme::diff(&v.diff)));
+                spans.push(Span::styled(" · ", theme::dim()));
+                spans.push(Span::raw(cut(&v.preview, room.max(20))));
+            }
+            Diff::Changed { was, .. } => {
                 spans.push(Span::raw(v.preview.clone()));
                 spans.push(Span::styled(format!("   was {was}"), theme::dim()));
             }

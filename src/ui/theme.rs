@@ -102,3 +102,43 @@ pub fn error() -> Style {
 pub fn ok() -> Style {
     Style::default().fg(Color::Green)
 }
+
+/// The value viewer's inks: keys cyan, strings green, numbers and literals magenta, typed
+/// values blue with a dim type tag; conversations by role.
+pub fn ink(i: crate::app::viewer::Ink) -> Style {
+    use crate::app::viewer::Ink;
+    match i {
+        Ink::Plain => Style::default(),
+        Ink::Dim | Ink::Tag => dim(),
+        Ink::Key => Style::default().fg(Color::Cyan),
+        Ink::Str => Style::default().fg(Color::Green),
+        Ink::Num | Ink::Lit => Style::default().fg(Color::Magenta),
+        Ink::Typed => Style::default().fg(Color::Blue),
+        Ink::Fold => Style::default().fg(Color::Yellow),
+        Ink::Head => bold(),
+        Ink::Conv(t) => tone(t),
+    }
+}
+
+/// A conversation's tones: each role its colour, tool calls yellow, failures red.
+pub fn tone(t: crate::conversation::Tone) -> Style {
+    use crate::conversation::Tone;
+    match t {
+        Tone::Plain => Style::default(),
+        Tone::Dim => dim(),
+        Tone::Human => Style::default()
+            .fg(Color::Green)
+            .add_modifier(Modifier::BOLD),
+        Tone::Ai => Style::default()
+            .fg(Color::Cyan)
+            .add_modifier(Modifier::BOLD),
+        Tone::Tool => Style::default().fg(Color::Magenta),
+        Tone::System => Style::default()
+            .fg(Color::Blue)
+            .add_modifier(Modifier::BOLD),
+        Tone::OtherRole => Style::default().fg(Color::Blue),
+        Tone::Call => Style::default().fg(Color::Yellow),
+        Tone::Ok => ok(),
+        Tone::Error => Style::default().fg(Color::Red),
+    }
+}

@@ -43,6 +43,9 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Cancel => {
+            if viewer::cancel_find(s) {
+                return vec![];
+            }
             if s.modal.is_some() {
                 s.modal = None;
             } else {
@@ -75,10 +78,10 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
             s.focus = p;
             vec![]
         }
-        Action::Up => movement::move_by(s, -1),
-        Action::Down => movement::move_by(s, 1),
-        Action::PageUp => movement::move_by(s, -10),
-        Action::PageDown => movement::move_by(s, 10),
+        Action::Up => movement::move_by(s, -1, false),
+        Action::Down => movement::move_by(s, 1, false),
+        Action::PageUp => movement::move_by(s, -1, true),
+        Action::PageDown => movement::move_by(s, 1, true),
         Action::Top => movement::move_to(s, 0),
         Action::Bottom => movement::move_to(s, usize::MAX),
         Action::Open => {
@@ -156,7 +159,39 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
             hits,
             searched,
         } => search::search_results(s, query, hits, searched),
-        Action::Resize(..) => vec![],
+        Action::Resize(w, h) => {
+            s.size = (w, h);
+            viewer::resize(s);
+            vec![]
+        }
+        Action::ViewerToggle => {
+            viewer::toggle(s);
+            vec![]
+        }
+        Action::ViewerFoldAll(fold) => {
+            viewer::fold_all(s, fold);
+            vec![]
+        }
+        Action::ViewerRaw => {
+            viewer::raw(s);
+            vec![]
+        }
+        Action::ViewerDetails => {
+            viewer::details(s);
+            vec![]
+        }
+        Action::ViewerFind => {
+            viewer::find(s);
+            vec![]
+        }
+        Action::ViewerFindStep(fwd) => {
+            viewer::find_step(s, fwd);
+            vec![]
+        }
+        Action::Copy { path } => {
+            viewer::copy(s, path);
+            vec![]
+        }
         Action::ExternalChange => load::external_change(s),
         Action::ThreadsLoaded(rows) => {
             load::threads_loaded(s, rows);

@@ -73,7 +73,11 @@ pub(super) fn submit(s: &mut AppState) -> Vec<Effect> {
         return vec![];
     };
     match modal {
-        Modal::Help { .. } | Modal::Viewer { .. } => {
+        Modal::Viewer(_) => {
+            super::viewer::submit_find(s);
+            vec![]
+        }
+        Modal::Help { .. } => {
             s.modal = None;
             vec![]
         }
@@ -370,6 +374,11 @@ pub(super) fn input(s: &mut AppState, k: InputKey) {
             *error = None;
         }
         Some(Modal::Command { input }) | Some(Modal::Search { input }) => input.edit(&k),
+        Some(Modal::Viewer(v)) => {
+            if let Some(f) = &mut v.find {
+                f.edit(&k);
+            }
+        }
         _ => {}
     }
 }

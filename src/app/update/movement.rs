@@ -7,10 +7,21 @@ use crate::app::state::*;
 /// History rows left before the end of what is loaded that fetch the next page.
 const HISTORY_PREFETCH: usize = 50;
 
-pub(super) fn move_by(s: &mut AppState, delta: i64) -> Vec<Effect> {
+/// `delta` rows (`page`: pages of the viewer, else pages of 10 rows).
+pub(super) fn move_by(s: &mut AppState, delta: i64, page: bool) -> Vec<Effect> {
     let n = s.count.take().unwrap_or(1).max(1) as i64;
+    let delta = if page { delta * 10 } else { delta };
     match &mut s.modal {
-        Some(Modal::Help { scroll }) | Some(Modal::Viewer { scroll, .. }) => {
+        Some(Modal::Viewer(v)) => {
+            let step = if page {
+                delta.signum() * v.height.saturating_sub(1).max(1) as i64
+            } else {
+                delta
+            };
+            v.move_by(step * n);
+            return vec![];
+        }
+        Some(Modal::Help { scroll }) => {
             *scroll = (*scroll as i64 + delta * n).max(0) as usize;
             return vec![];
         }
@@ -28,9 +39,21 @@ pub(super) fn move_by(s: &mut AppState, delta: i64) -> Vec<Effect> {
 
 pub(super) fn move_to(s: &mut AppState, row: usize) -> Vec<Effect> {
     s.count = None;
-    if let Some(Modal::Help { scroll }) | Some(Modal::Viewer { scroll, .. }) = &mut s.modal {
-        *scroll = if row == 0 { 0 } else { usize::MAX / 2 };
-        return vec![];
+    match &mut s.modal {
+        Some(Modal::Help { scroll }) => {
+            *scroll = if row == 0 { 0 } else { usize::MAX / 2 };
+            return vec![];
+        }
+        Some(Modal::Viewer(v)) => {
+            v.move_to(row);
+            return vec![];
+        }
+        Some(Modal::ThreadPicker { sel }) => {
+            *sel = row.min(s.threads.len().saturating_sub(1));
+            return vec![];
+        }
+        Some(_) => return vec![],
+        None => {}
     }
     let p = s.focus;
     let len = s.pane_len(p);

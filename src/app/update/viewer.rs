@@ -1,14 +1,44 @@
-//! Enter: the viewer on the selected row of the focused pane — a node, a checkpoint, a value
-//! (with its diff against the parent), a task (with its last run), a write, an interrupt.
+//! The value viewer: Enter opens it on the selected row of the focused pane — a node, a
+//! checkpoint, a value (with its diff against the parent), a task (with its last run), a write,
+//! an interrupt — and its keys move, fold, search and copy inside it.
 
 use super::say;
-use crate::app::format::{pretty, preview};
+use crate::app::format::preview;
 use crate::app::state::*;
+use crate::app::viewer::{Section, Viewer};
+use serde_json::Value as Json;
+
+/// What the viewer will show, section by section.
+#[derive(Default)]
+struct Doc {
+    sections: Vec<Section>,
+}
+
+impl Doc {
+    fn line(&mut self, l: String) {
+        match self.sections.last_mut() {
+            Some(Section::Text(t)) => t.push(l),
+            _ => self.sections.push(Section::Text(vec![l])),
+        }
+    }
+    fn lines(&mut self, ls: impl IntoIterator<Item = String>) {
+        for l in ls {
+            self.line(l);
+        }
+    }
+    fn value(&mut self, label: &str, value: Json) {
+        self.sections.push(Section::Value {
+            label: label.to_string(),
+            value,
+        });
+    }
+}
 
 pub(super) fn open_selected(s: &mut AppState) {
     let p = s.focus;
     let i = s.selected(p);
-    let (title, lines) = match p {
+    let mut doc = Doc::default();
+    let title = match p {
         Pane::Graph => {
             let Some(n) = s.selected_node().cloned() else {
                 if s.mode == Mode::Debug {
@@ -21,7 +51,7 @@ pub(super) fn open_selected(s: &mut AppState) {
                 }
                 return;
             };
-            let mut l = vec![
+            doc.lines([
                 format!("node {}", n.name),
                 format!(
                     "  edges to: {}",
@@ -44,17 +74,17 @@ pub(super) fn open_selected(s: &mut AppState) {
                         "off"
                     }
                 ),
-            ];
+            ]);
             if let Some(c) = &s.current {
                 for t in c.tasks.iter().filter(|t| t.name == n.name) {
-                    l.push(format!("  task {} {}", t.id, t.status.label()));
+                    doc.line(format!("  task {} {}", t.id, t.status.label()));
                 }
             }
-            (format!("Node {}", n.name), l)
+            format!("Node {}", n.name)
         }
         Pane::History => {
             let Some(h) = s.history.get(i) else { return };
-            let mut l = vec![
+            doc.lines([
                 format!("checkpoint {}", h.id),
                 format!("parent     {}", h.parent.as_deref().unwrap_or("-")),
                 format!("step       {}", h.step),
@@ -68,74 +98,80 @@ pub(super) fn open_selected(s: &mut AppState) {
                         h.next.join(", ")
                     }
                 ),
-            ];
+            ]);
             for (id, n, v) in &h.pending {
-                l.push(format!("interrupt  {id} in {n}: {}", preview(v, 200)));
+                doc.line(format!("interrupt  {id} in {n}: {}", preview(v, 200)));
             }
             for (n, e) in &h.errored {
-                l.push(format!("error      in {n}: {e}"));
+                doc.line(format!("error      in {n}: {e}"));
             }
-            (format!("Checkpoint step {}", h.step), l)
+            format!("Checkpoint step {}", h.step)
         }
         Pane::State => {
             let Some(v) = s.current.as_ref().and_then(|c| c.values.get(i)) else {
                 return;
             };
-            let mut l = vec![format!(
-                "{}",
+            doc.line(
                 match &v.diff {
                     Diff::Same => "unchanged since the parent checkpoint",
                     Diff::Added => "added at this checkpoint",
+                    Diff::Changed { delta: Some(d), .. } => d,
                     Diff::Changed { .. } => "changed at this checkpoint",
                     Diff::Removed => "removed at this checkpoint",
                     Diff::NoParent => "first checkpoint (no parent)",
                 }
-            )];
+                .to_string(),
+            );
             if v.diff != Diff::Removed {
-                l.extend(pretty(&v.view));
+                doc.value(&v.key, v.view.clone());
             }
             if let (Some(w), Diff::Changed { .. } | Diff::Removed) = (&v.was, &v.diff) {
-                l.push(String::new());
-                l.push("was:".into());
-                l.extend(pretty(w));
+                doc.line(String::new());
+                doc.value("was", w.clone());
             }
-            (format!("Value {}", v.key), l)
+            format!("Value {}", v.key)
         }
         Pane::Tasks => {
             let Some(t) = s.current.as_ref().and_then(|c| c.tasks.get(i)).cloned() else {
                 return;
             };
-            let mut l = vec![
+            doc.lines([
                 format!("task   {}", t.id),
                 format!("node   {}", t.name),
                 format!("status {}", t.status.label()),
-            ];
+            ]);
             if let Some(ns) = &t.ns {
-                l.push(format!("subgraph namespace {ns} (s shows its checkpoints)"));
+                doc.line(format!("subgraph namespace {ns} (s shows its checkpoints)"));
             }
             if !t.view.is_null() {
-                l.push(String::new());
-                l.extend(pretty(&t.view));
+                doc.value(
+                    match t.status {
+                        TaskStatus::Error => "error",
+                        TaskStatus::Interrupted => "interrupts",
+                        _ => "result",
+                    },
+                    t.view.clone(),
+                );
             }
             if let Some(run) = &s.run {
                 for st in &run.steps {
                     for tr in st.tasks.iter().filter(|x| x.id == t.id) {
-                        l.push(String::new());
-                        l.push(format!(
+                        doc.line(String::new());
+                        doc.line(format!(
                             "last {} · step {}: {}",
                             run.what, st.step, tr.outcome
                         ));
-                        l.extend(run_task_lines(tr));
+                        doc.lines(run_task_lines(tr));
                         for d in &tr.drift {
-                            l.push(format!(
+                            doc.line(format!(
                                 "APPROVAL DRIFT at interrupt #{} ({})",
                                 d.index, d.interrupt_id
                             ));
-                            l.push("  the human answered this payload:".into());
-                            l.extend(pretty(&d.answered).into_iter().map(|x| format!("    {x}")));
-                            l.push("  the re-executed node produced:".into());
-                            l.extend(pretty(&d.now).into_iter().map(|x| format!("    {x}")));
-                            l.push(format!(
+                            doc.line("  the human answered this payload:".into());
+                            doc.value("answered", d.answered.clone());
+                            doc.line("  the re-executed node produced:".into());
+                            doc.value("now", d.now.clone());
+                            doc.line(format!(
                                 "  and received the answer {}",
                                 preview(&d.answer, 200)
                             ));
@@ -143,28 +179,27 @@ pub(super) fn open_selected(s: &mut AppState) {
                     }
                 }
             }
-            (format!("Task {}", t.name), l)
+            format!("Task {}", t.name)
         }
         Pane::Writes => {
             let Some(w) = s.current.as_ref().and_then(|c| c.writes.get(i)) else {
                 return;
             };
-            let mut l = vec![
+            doc.lines([
                 format!("task    {}", w.task_id),
                 format!("node    {}", w.node),
                 format!("idx     {}", w.idx),
                 format!("channel {}", w.channel),
                 format!("type    {}", w.kind.label()),
-                String::new(),
-            ];
-            l.extend(pretty(&w.view));
-            (format!("Write {} {}", w.kind.label(), w.channel), l)
+            ]);
+            doc.value(&w.channel, w.view.clone());
+            format!("Write {} {}", w.kind.label(), w.channel)
         }
         Pane::Interrupts => {
             let Some(r) = s.current.as_ref().and_then(|c| c.interrupts.get(i)) else {
                 return;
             };
-            let mut l = vec![
+            doc.lines([
                 format!("interrupt {}", r.id),
                 format!("node      {}", r.node),
                 format!("task      {}", r.task_id),
@@ -176,22 +211,18 @@ pub(super) fn open_selected(s: &mut AppState) {
                         "answered"
                     }
                 ),
-                String::new(),
-            ];
-            l.extend(pretty(&r.value));
+            ]);
+            doc.value("value", r.value.clone());
             if let Some(a) = &r.answer {
-                l.push(String::new());
-                l.push("answer:".into());
-                l.extend(pretty(a));
+                doc.value("answer", a.clone());
             }
-            (format!("Interrupt in {}", r.node), l)
+            format!("Interrupt in {}", r.node)
         }
     };
-    s.modal = Some(Modal::Viewer {
-        title,
-        lines,
-        scroll: 0,
-    });
+    let (w, h) = s.viewer_area();
+    let mut v = Viewer::new(title, doc.sections, w, h);
+    v.open_at_conversation_end();
+    s.modal = Some(Modal::Viewer(Box::new(v)));
 }
 
 /// The re-execution lines of one task of the last run.
@@ -224,4 +255,149 @@ pub fn run_task_lines(t: &TaskRunView) -> Vec<String> {
         ));
     }
     l
+}
+
+fn viewer(s: &mut AppState) -> Option<&mut Viewer> {
+    match &mut s.modal {
+        Some(Modal::Viewer(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// The terminal changed size: lay the viewer out for it.
+pub(super) fn resize(s: &mut AppState) {
+    let (w, h) = s.viewer_area();
+    if let Some(v) = viewer(s) {
+        v.width = w.max(20);
+        v.height = h.max(1);
+        v.layout();
+    }
+}
+
+pub(super) fn toggle(s: &mut AppState) {
+    if let Some(v) = viewer(s) {
+        if !v.toggle() {
+            say(
+                s,
+                Level::Info,
+                "nothing to fold here: a scalar, not an object, array or message",
+            );
+        }
+    }
+}
+
+pub(super) fn fold_all(s: &mut AppState, fold: bool) {
+    if let Some(v) = viewer(s) {
+        v.fold_all(fold);
+    }
+}
+
+pub(super) fn raw(s: &mut AppState) {
+    if let Some(v) = viewer(s) {
+        v.raw = !v.raw;
+        v.layout();
+        let text = if v.raw {
+            "raw: every value as its JSON tree (v: readable again)"
+        } else {
+            "readable: conversations and typed values (v: raw JSON tree)"
+        };
+        say(s, Level::Info, text);
+    }
+}
+
+pub(super) fn details(s: &mut AppState) {
+    if let Some(v) = viewer(s) {
+        v.details = !v.details;
+        v.layout();
+    }
+}
+
+/// `/`: start typing a search.
+pub(super) fn find(s: &mut AppState) {
+    if let Some(v) = viewer(s) {
+        v.find = Some(TextInput::new(v.query.as_deref().unwrap_or("")));
+    }
+}
+
+/// Esc while typing a search closes the search, not the viewer.
+pub(super) fn cancel_find(s: &mut AppState) -> bool {
+    match viewer(s) {
+        Some(v) if v.find.is_some() => {
+            v.find = None;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Enter on the search: the matches, the cursor on the first one at or after it.
+pub(super) fn submit_find(s: &mut AppState) {
+    let Some(v) = viewer(s) else { return };
+    let Some(f) = v.find.take() else { return };
+    let q = f.text.trim().to_string();
+    if q.is_empty() {
+        v.query = None;
+        v.hits.clear();
+        return;
+    }
+    let n = v.search(&q);
+    let text = if n == 0 {
+        format!(
+            "/{q}: no match in the {} lines shown (folded nodes are not searched: + unfolds all)",
+            v.lines.len()
+        )
+    } else {
+        format!(
+            "/{q}: match {} of {n} · n next · N previous",
+            v.hit_pos().unwrap_or(1)
+        )
+    };
+    say(s, Level::Info, text);
+}
+
+pub(super) fn find_step(s: &mut AppState, fwd: bool) {
+    let Some(v) = viewer(s) else { return };
+    let Some(q) = v.query.clone() else {
+        say(s, Level::Info, "no search yet: / searches the value");
+        return;
+    };
+    let n = v.hits.len();
+    let text = match v.search_step(fwd) {
+        Some(p) => format!("/{q}: match {} of {n}", p + 1),
+        None => format!("/{q}: no match"),
+    };
+    say(s, Level::Info, text);
+}
+
+/// `y` / `Y`: the node under the cursor as JSON, or its path, to the clipboard (OSC 52).
+pub(super) fn copy(s: &mut AppState, path: bool) {
+    let Some(v) = viewer(s) else { return };
+    let Some((crumb, value)) = v.current() else {
+        say(s, Level::Info, "nothing to copy on this line");
+        return;
+    };
+    let text = if path {
+        crumb.clone()
+    } else {
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    };
+    let what = if path {
+        format!("the path {crumb}")
+    } else {
+        format!(
+            "{} as JSON ({} bytes)",
+            if crumb.is_empty() {
+                "the value"
+            } else {
+                &crumb
+            },
+            text.len()
+        )
+    };
+    s.clipboard = Some(text);
+    say(
+        s,
+        Level::Info,
+        format!("copied {what} via OSC 52 (terminals that allow clipboard writes receive it)"),
+    );
 }

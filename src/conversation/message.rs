@@ -392,6 +392,15 @@ mod tests {
             "function": {"name": "f", "arguments": "{\"x\": 1}"}}]});
         let m = Message::from_view(&oa).unwrap();
         assert_eq!(m.tool_calls[0].args, json!({"x": 1}));
+        // what a DB holds reaches the terminal escaped: content, names, call names and arguments
+        let hostile = json!({"__type__": "langchain_core.messages.ai.AIMessage",
+            "content": "ok\u{1b}]0;pwned\u{7}\nline 2\u{202e}", "name": "b\u{1b}[2Jot",
+            "tool_calls": [{"name": "x\u{7}", "args": {"k": "\u{9b}31m"}, "id": "c"}]});
+        let m = Message::from_view(&hostile).unwrap();
+        assert_eq!(m.text(), "ok\\e]0;pwned\\a\nline 2\\u{202e}");
+        assert_eq!(m.name.as_deref(), Some("b\\e[2Jot"));
+        let call = super::super::render::call_text(&m.tool_calls[0]);
+        assert!(!call.chars().any(|c| c.is_control()), "{call:?}");
         for not in [
             json!({"role": "user", "content": "x", "extra": 1}),
             json!({"__type__": "langchain_core.documents.base.Document", "page_content": "x"}),

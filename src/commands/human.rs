@@ -3,7 +3,7 @@
 use crate::conversation::Tone;
 use crate::inspect::Thread;
 use crate::snapshot::{Snapshot, TaskResult, WriteKind};
-use crate::store::ThreadSummary;
+use crate::store::{key_label, ThreadSummary};
 use crate::text::{escape, pad, short_id};
 use crate::value::{to_view, ViewOptions};
 use crossterm::style::{Color, Stylize};
@@ -75,7 +75,7 @@ pub fn thread_line(t: &ThreadSummary, _color: bool, out: &mut dyn Write) -> std:
     writeln!(
         out,
         "{}  {:>11}  {:>9}  {}",
-        pad(&escape(&t.thread_id), 24),
+        pad(&key_label(&t.thread_id), 24),
         t.checkpoints,
         t.subgraph_checkpoints,
         escape(&t.latest_checkpoint_id)
@@ -91,7 +91,7 @@ pub fn history_header(th: &Thread, color: bool, out: &mut dyn Write) -> std::io:
     writeln!(
         out,
         "{}",
-        bold(&format!("thread {}{ns}", escape(&th.thread_id)), color)
+        bold(&format!("thread {}{ns}", key_label(&th.thread_id)), color)
     )?;
     writeln!(
         out,
@@ -271,7 +271,7 @@ pub fn snapshot_with(s: &Snapshot, o: &Layout, out: &mut dyn Write) -> std::io::
         bold(
             &format!(
                 "thread {}{ns}  checkpoint {}  step {} ({}){}",
-                escape(&s.thread_id),
+                key_label(&s.thread_id),
                 escape(&s.checkpoint_id),
                 s.step,
                 escape(source),

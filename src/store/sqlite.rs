@@ -127,19 +127,41 @@ impl SqliteStore {
         sql_err(&self.label, e)
     }
 
+    /// Whether a thread id stored as exactly this UTF-8 text exists (an address form may also
+    /// be a real thread id; the real one wins).
+    fn text_thread_exists(&self, thread_id: &str) -> Result<bool, StoreError> {
+        if super::raw_key(thread_id).is_none() {
+            return Ok(true);
+        }
+        self.conn
+            .prepare_cached("SELECT EXISTS(SELECT 1 FROM checkpoints WHERE thread_id = ?1)")
+            .and_then(|mut s| s.query_row([thread_id], |r| r.get(0)))
+            .map_err(|e| self.err(e))
+    }
+
+    /// The stored value a thread id's address form stands for, unless a thread has exactly that
+    /// text as its id.
+    fn alt_thread(&self, thread_id: &str) -> Result<Alt, StoreError> {
+        Ok(match Alt::of(thread_id) {
+            Alt::None => Alt::None,
+            _ if self.text_thread_exists(thread_id)? => Alt::None,
+            a => a,
+        })
+    }
+
     fn thread_summary(&self, thread_id: &str) -> Result<Option<ThreadSummary>, StoreError> {
         self.conn
             .query_row(
                 "SELECT COUNT(*), SUM(checkpoint_ns = ''),
                         MAX(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END), SUM(checkpoint_ns <> '')
-                 FROM checkpoints WHERE thread_id = ?1",
-                [thread_id],
+                 FROM checkpoints WHERE thread_id IN (?1, ?2)",
+                params![thread_id, self.alt_thread(thread_id)?],
                 |r| {
                     let n: i64 = r.get(0)?;
                     Ok((n > 0).then(|| ThreadSummary {
                         thread_id: thread_id.to_string(),
                         checkpoints: r.get::<_, Option<i64>>(1).ok().flatten().unwrap_or(0),
-                        latest_checkpoint_id: r.get::<_, Option<String>>(2).ok().flatten().unwrap_or_default(),
+                        latest_checkpoint_id: key(r, 2).unwrap_or_default(),
                         subgraph_checkpoints: r.get::<_, Option<i64>>(3).ok().flatten().unwrap_or(0),
                     }))
                 },
@@ -394,12 +416,20 @@ impl Backend for SqliteStore {
                  GROUP BY thread_id ORDER BY thread_id LIMIT ?2",
             )
             .map_err(|e| self.err(e))?;
+        // page by the raw key: a thread id that is a BLOB or not UTF-8 is named by its address
+        // form, which stands for the stored value (comparing the form itself would repeat or
+        // skip rows: every BLOB sorts after every TEXT)
+        let bound = match after {
+            Some(a) if !self.text_thread_exists(a)? => Alt::of(a).or_text(a),
+            Some(a) => Alt::Text(a.as_bytes().to_vec()),
+            None => Alt::Text(Vec::new()),
+        };
         let rows = stmt
-            .query_map(params![after.unwrap_or(""), limit as i64], |r| {
+            .query_map(params![bound, limit as i64], |r| {
                 Ok(ThreadSummary {
-                    thread_id: text(r, 0)?,
+                    thread_id: key(r, 0)?,
                     checkpoints: r.get::<_, Option<i64>>(1)?.unwrap_or(0),
-                    latest_checkpoint_id: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                    latest_checkpoint_id: key(r, 2)?,
                     subgraph_checkpoints: r.get::<_, Option<i64>>(3)?.unwrap_or(0),
                 })
             })
@@ -422,8 +452,8 @@ impl Backend for SqliteStore {
     fn thread_exists(&self, thread_id: &str) -> Result<bool, StoreError> {
         self.conn
             .query_row(
-                "SELECT EXISTS(SELECT 1 FROM checkpoints WHERE thread_id = ?1)",
-                [thread_id],
+                "SELECT EXISTS(SELECT 1 FROM checkpoints WHERE thread_id IN (?1, ?2))",
+                params![thread_id, self.alt_thread(thread_id)?],
                 |r| r.get(0),
             )
             .map_err(|e| self.err(e))
@@ -433,10 +463,12 @@ impl Backend for SqliteStore {
     fn namespaces(&self, thread_id: &str) -> Result<Vec<String>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ?1 ORDER BY checkpoint_ns")
+            .prepare_cached("SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id IN (?1, ?2) ORDER BY checkpoint_ns")
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([thread_id], |r| text(r, 0))
+            .query_map(params![thread_id, self.alt_thread(thread_id)?], |r| {
+                key(r, 0)
+            })
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
@@ -450,18 +482,22 @@ impl Backend for SqliteStore {
     ) -> Result<Option<CheckpointRow>, StoreError> {
         let (big, rowid) = (self.preview_over, self.rowid);
         let sql_by_id = &format!("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
-             FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
+             FROM checkpoints WHERE thread_id IN (?1, ?4) AND checkpoint_ns IN (?2, ?5) AND checkpoint_id IN (?3, ?6)");
         let sql_latest = &format!("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
-             FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 ORDER BY checkpoint_id DESC LIMIT 1");
+             FROM checkpoints WHERE thread_id IN (?1, ?3) AND checkpoint_ns IN (?2, ?4) ORDER BY checkpoint_id DESC LIMIT 1");
+        let alt = self.alt_thread(thread_id)?;
         let row = match checkpoint_id {
-            Some(id) => self
-                .conn
-                .prepare_cached(sql_by_id)
-                .and_then(|mut s| s.query_row(params![thread_id, ns, id], raw_row).optional()),
-            None => self
-                .conn
-                .prepare_cached(sql_latest)
-                .and_then(|mut s| s.query_row(params![thread_id, ns], raw_row).optional()),
+            Some(id) => self.conn.prepare_cached(sql_by_id).and_then(|mut s| {
+                s.query_row(
+                    params![thread_id, ns, id, alt, Alt::of(ns), Alt::of(id)],
+                    raw_row,
+                )
+                .optional()
+            }),
+            None => self.conn.prepare_cached(sql_latest).and_then(|mut s| {
+                s.query_row(params![thread_id, ns, alt, Alt::of(ns)], raw_row)
+                    .optional()
+            }),
         }
         .map_err(|e| self.err(e))?;
         row.map(|r| self.finish_row(r)).transpose()
@@ -481,13 +517,21 @@ impl Backend for SqliteStore {
             .conn
             .prepare_cached(&format!(
                 "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
-                 FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND (?3 IS NULL OR checkpoint_id < ?3)
+                 FROM checkpoints WHERE thread_id IN (?1, ?5) AND checkpoint_ns IN (?2, ?6) AND (?3 IS NULL OR checkpoint_id < ?3)
                  ORDER BY checkpoint_id DESC LIMIT ?4"
             ))
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map(
-                params![thread_id, ns, before, limit.min(i64::MAX as usize) as i64],
+                params![
+                    thread_id,
+                    ns,
+                    // page by the raw key (see `threads`)
+                    before.map(|b| Alt::of(b).or_text(b)),
+                    limit.min(i64::MAX as usize) as i64,
+                    self.alt_thread(thread_id)?,
+                    Alt::of(ns)
+                ],
                 raw_row,
             )
             .map_err(|e| self.err(e))?;
@@ -512,25 +556,35 @@ impl Backend for SqliteStore {
         };
         let sql = format!(
             "SELECT task_id, {}, idx, channel, type, CASE WHEN length(value) > {} THEN NULL ELSE value END, length(value), {} FROM writes
-             WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3 ORDER BY {sql}",
+             WHERE thread_id IN (?1, ?4) AND checkpoint_ns IN (?2, ?5) AND checkpoint_id IN (?3, ?6) ORDER BY {sql}",
             if self.has_task_path { "task_path" } else { "''" },
             self.preview_over,
             self.rowid
         );
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map(params![thread_id, ns, checkpoint_id], |r| {
-                Ok((
-                    text(r, 0)?,
-                    text(r, 1)?,
-                    r.get::<_, i64>(2)?,
-                    text(r, 3)?,
-                    r.get::<_, Option<String>>(4)?,
-                    blob(r, 5)?,
-                    r.get::<_, Option<i64>>(6)?.unwrap_or(0) as u64,
-                    r.get::<_, i64>(7)?,
-                ))
-            })
+            .query_map(
+                params![
+                    thread_id,
+                    ns,
+                    checkpoint_id,
+                    self.alt_thread(thread_id)?,
+                    Alt::of(ns),
+                    Alt::of(checkpoint_id)
+                ],
+                |r| {
+                    Ok((
+                        key(r, 0)?,
+                        text(r, 1)?,
+                        r.get::<_, i64>(2)?,
+                        text(r, 3)?,
+                        r.get::<_, Option<String>>(4)?,
+                        blob(r, 5)?,
+                        r.get::<_, Option<i64>>(6)?.unwrap_or(0) as u64,
+                        r.get::<_, i64>(7)?,
+                    ))
+                },
+            )
             .map_err(|e| self.err(e))?;
         let mut out = Vec::new();
         for r in rows {
@@ -607,10 +661,13 @@ struct RawRow {
 
 fn raw_row(r: &rusqlite::Row) -> rusqlite::Result<RawRow> {
     Ok(RawRow {
-        thread_id: text(r, 0)?,
-        checkpoint_ns: text(r, 1)?,
-        checkpoint_id: text(r, 2)?,
-        parent_checkpoint_id: r.get::<_, Option<String>>(3)?,
+        thread_id: key(r, 0)?,
+        checkpoint_ns: key(r, 1)?,
+        checkpoint_id: key(r, 2)?,
+        parent_checkpoint_id: match r.get_ref(3)? {
+            rusqlite::types::ValueRef::Null => None,
+            _ => Some(key(r, 3)?),
+        },
         type_: r.get::<_, Option<String>>(4)?,
         checkpoint: blob(r, 5)?,
         metadata: match r.get_ref(6)? {
@@ -623,6 +680,65 @@ fn raw_row(r: &rusqlite::Row) -> rusqlite::Result<RawRow> {
         len: r.get::<_, Option<i64>>(7)?.unwrap_or(0) as u64,
         rowid: r.get(8)?,
     })
+}
+
+/// A key column (thread id, namespace, checkpoint id, task id): UTF-8 text as it is; a BLOB or
+/// TEXT that is not UTF-8 (a foreign writer's; LangGraph writes `str`) by its address form,
+/// `blob:<hex>` / `bytes:<hex>`, which the queries bind back to the stored value ([`Alt`]).
+fn key(r: &rusqlite::Row, i: usize) -> rusqlite::Result<String> {
+    use rusqlite::types::ValueRef;
+    Ok(match r.get_ref(i)? {
+        ValueRef::Text(b) => match std::str::from_utf8(b) {
+            Ok(s) => s.to_string(),
+            Err(_) => format!("{}{}", super::BYTES_KEY, hex(b)),
+        },
+        ValueRef::Blob(b) => format!("{}{}", super::BLOB_KEY, hex(b)),
+        ValueRef::Integer(n) => n.to_string(),
+        ValueRef::Real(f) => f.to_string(),
+        ValueRef::Null => String::new(),
+    })
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The stored value a key's address form stands for (bound next to the key as text: `k IN
+/// (?text, ?alt)`), or NULL when the key is plain text.
+#[derive(Debug, Clone, PartialEq)]
+enum Alt {
+    None,
+    Blob(Vec<u8>),
+    Text(Vec<u8>),
+}
+
+impl Alt {
+    fn of(key: &str) -> Alt {
+        match super::raw_key(key) {
+            Some((true, b)) => Alt::Blob(b),
+            Some((false, b)) => Alt::Text(b),
+            None => Alt::None,
+        }
+    }
+
+    /// The value to compare a paging bound with: the stored value, or the key as text.
+    fn or_text(self, key: &str) -> Alt {
+        match self {
+            Alt::None => Alt::Text(key.as_bytes().to_vec()),
+            a => a,
+        }
+    }
+}
+
+impl rusqlite::ToSql for Alt {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::{ToSqlOutput, Value, ValueRef};
+        Ok(match self {
+            Alt::None => ToSqlOutput::Owned(Value::Null),
+            Alt::Blob(b) => ToSqlOutput::Borrowed(ValueRef::Blob(b)),
+            Alt::Text(b) => ToSqlOutput::Borrowed(ValueRef::Text(b)),
+        })
+    }
 }
 
 /// TEXT that may hold invalid UTF-8 or be stored as a BLOB: read leniently.

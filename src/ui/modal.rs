@@ -302,7 +302,7 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
                 let l = Line::raw(format!(
                     "{}{} {:>11}  {}{}",
                     if i == *sel { "▸ " } else { "  " },
-                    fit(&t.id, 24),
+                    crate::text::fit(&crate::store::key_label(&t.id), 24),
                     t.checkpoints,
                     short_id(&t.latest),
                     if cur { "  (shown)" } else { "" }

@@ -191,3 +191,207 @@ fn non_text_thread_ids_are_paged_listed_and_addressable() {
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j.as_array().unwrap().len(), 2);
 }
+
+/// Item 12: a DB path that is not a regular file said `no such file`; a hot rollback journal
+/// said `attempt to write a readonly database`. Say what it is; never block on a FIFO.
+#[test]
+fn paths_that_are_not_files_say_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.sqlite");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let d = dir.path().to_str().unwrap();
+    let f = fifo.to_str().unwrap();
+    for (path, what) in [
+        (d, "it is a directory"),
+        ("/dev/null", "it is a character device"),
+        ("/dev/zero", "it is a character device"),
+        (f, "it is a named pipe"),
+    ] {
+        for args in [
+            vec!["threads", "--db", path],
+            vec!["show", "--db", path, "-t", "t"],
+            vec!["--db", path, "--print"],
+            vec!["--db", path, "run", "graphs/approval.json", "-t", "t"],
+        ] {
+            let o = bounded(&args, 10);
+            assert_eq!(o.status.code(), Some(2), "{args:?}");
+            assert_eq!(
+                stderr(&o).trim_end(),
+                format!("superstep: {path}: not a SQLite database ({what})"),
+                "{args:?}"
+            );
+        }
+    }
+}
+
+/// A copy of a real LangGraph DB caught in the middle of a write: the file with some pages of
+/// an uncommitted transaction and its rollback journal (a process killed mid-write).
+fn hot_journal() -> (tempfile::TempDir, std::path::PathBuf) {
+    let (src_dir, src) = scratch("interrupt.sqlite");
+    let c = Connection::open(&src).unwrap();
+    c.execute_batch("PRAGMA journal_mode=DELETE; PRAGMA cache_size=1; BEGIN;")
+        .unwrap();
+    // enough changed pages to spill to the file before the commit
+    c.execute(
+        "INSERT INTO writes SELECT thread_id || '-x', checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value FROM writes",
+        [],
+    )
+    .unwrap();
+    c.execute("UPDATE checkpoints SET metadata = metadata || ''", [])
+        .unwrap();
+    let journal = src.with_file_name("interrupt.sqlite-journal");
+    assert!(journal.metadata().unwrap().len() > 0);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("crashed.sqlite");
+    // the copies hold no lock: their journal is hot
+    std::fs::copy(&src, &db).unwrap();
+    std::fs::copy(&journal, dir.path().join("crashed.sqlite-journal")).unwrap();
+    c.execute_batch("ROLLBACK").unwrap();
+    drop(c);
+    drop(src_dir);
+    (dir, db)
+}
+
+#[test]
+fn a_hot_journal_is_explained_and_left_alone() {
+    let (dir, db) = hot_journal();
+    let before = common::dir_state(dir.path());
+    let d = db.to_str().unwrap();
+    for args in [
+        vec!["threads", "--db", d],
+        vec!["show", "--db", d, "-t", "single"],
+        vec!["--db", d, "--print"],
+    ] {
+        let o = superstep(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let e = stderr(&o);
+        assert!(
+            e.starts_with(&format!(
+                "superstep: {d}: a hot rollback journal ({d}-journal) is next to it: a process crashed"
+            )) && e.contains("PRAGMA quick_check"),
+            "{args:?}: {e}"
+        );
+    }
+    assert_eq!(
+        common::dir_state(dir.path()),
+        before,
+        "inspection changed the directory"
+    );
+    // the recovery the message gives works: one write-capable open rolls the journal back
+    let c = Connection::open(&db).unwrap();
+    let ok: String = c.query_row("PRAGMA quick_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(ok, "ok");
+    drop(c);
+    let o = superstep(&["threads", "--db", d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stdout(&o).contains("-x "),
+        "the crashed write was rolled back"
+    );
+}
+
+/// Run the binary as an unprivileged user when the tests run as root (root may write a 0444
+/// file, so a read-only file is only read-only for someone else).
+fn as_unprivileged(args: &[&str]) -> std::process::Output {
+    // SAFETY: geteuid has no preconditions
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut cmd = if root {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_superstep"));
+        c
+    } else {
+        std::process::Command::new(env!("CARGO_BIN_EXE_superstep"))
+    };
+    cmd.args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run superstep (as root the test needs util-linux's setpriv)")
+}
+
+/// Item 11: the engine on a read-only file said `attempt to write a readonly database`, named
+/// no file and left 0444 `-wal` / `-shm` files behind. Checked before anything is opened.
+#[test]
+fn the_engine_refuses_a_read_only_file_or_directory_before_touching_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/graphs/approval.json");
+    // a WAL-mode DB (SqliteSaver.setup's) that is read-only, in a directory anyone may write
+    let (dir, db) = scratch("interrupt.sqlite");
+    Connection::open(&db)
+        .unwrap()
+        .query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
+        .unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = common::dir_state(dir.path());
+    let d = db.to_str().unwrap();
+    let o = as_unprivileged(&["--db", d, "run", spec, "-t", "t"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stderr(&o).starts_with(&format!(
+            "superstep: {d}: the file is read-only for this user: the engine writes"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(common::dir_state(dir.path()), before, "files left behind");
+    // inspection of the same file still works
+    assert!(as_unprivileged(&["show", "--db", d, "-t", "single"])
+        .status
+        .success());
+
+    // a writable file in a directory the user may not write (the journal goes there)
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o666)).unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let before = common::dir_state(dir.path());
+    let o = as_unprivileged(&["--db", d, "run", spec, "-t", "t"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stderr(&o).starts_with(&format!(
+            "superstep: {d}: the directory {} is read-only for this user",
+            dir.path().display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(common::dir_state(dir.path()), before, "files left behind");
+}
+
+/// Item 13: the disk filling up during a run (here: the file size limit, `ulimit -f`, with
+/// SIGXFSZ ignored so the write fails as on a full disk) leaves the DB consistent; the message
+/// names the file.
+#[test]
+fn a_full_disk_during_a_run_names_the_file_and_keeps_the_db_consistent() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("full.sqlite");
+    let d = db.to_str().unwrap();
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/graphs/loop.json");
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f 200; exec \"$0\" --db '{d}' run '{spec}' -t t --input '{{\"n\": 0, \"limit\": 100000}}'"
+        ))
+        .arg(env!("CARGO_BIN_EXE_superstep"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let e = stderr(&o);
+    assert!(e.starts_with(&format!("superstep: {d}: ")), "{e}");
+    assert!(e.lines().count() == 1, "{e}");
+    // consistent: SQLite's check passes and every checkpoint of the thread reads back
+    let c = Connection::open(&db).unwrap();
+    let ok: String = c
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+    drop(c);
+    let o = superstep(&["history", "--db", d, "-t", "t", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let steps = h.as_array().unwrap().len();
+    assert!(steps >= 2, "{steps}");
+    assert_eq!(h[0]["next"], serde_json::json!(["count"]), "{}", h[0]);
+}

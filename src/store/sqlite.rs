@@ -48,8 +48,9 @@ impl SqliteStore {
     /// never writes to it or its directory (see `open_flags`).
     pub fn open(path: &Path, mode: Mode) -> Result<SqliteStore, StoreError> {
         let shown = path.display().to_string();
-        if mode == Mode::ReadOnly && !path.is_file() {
-            return Err(StoreError::Missing { path: shown });
+        check_kind(path, mode)?;
+        if mode == Mode::ReadWrite {
+            check_writable(path)?;
         }
         let wal_header = if mode == Mode::ReadOnly {
             check_header(path)?
@@ -762,6 +763,20 @@ fn blob(r: &rusqlite::Row, i: usize) -> rusqlite::Result<Vec<u8>> {
 }
 
 fn sql_err(path: &str, e: rusqlite::Error) -> StoreError {
+    // SQLITE_READONLY_ROLLBACK: a hot journal that a read-only connection may not roll back
+    if e.sqlite_error().is_some_and(|x| x.extended_code == 776) {
+        return StoreError::Sqlite {
+            path: path.to_string(),
+            detail: format!(
+                "a hot rollback journal ({path}-journal) is next to it: a process crashed or was \
+                 killed in the middle of writing, and SQLite must roll that write back before the \
+                 file can be read, which read-only inspection will not do. Recover with one \
+                 write-capable open (e.g. sqlite3 {path} 'PRAGMA quick_check', or the LangGraph \
+                 app), keeping the -journal file beside it until then (deleting it corrupts the \
+                 file); then inspect again"
+            ),
+        };
+    }
     StoreError::Sqlite {
         path: path.to_string(),
         detail: e.to_string(),
@@ -778,6 +793,103 @@ fn classify(path: &str, e: rusqlite::Error) -> StoreError {
     } else {
         sql_err(path, e)
     }
+}
+
+/// What the path is, before anything opens it (opening a FIFO would block): missing (an error
+/// for inspection; the engine creates it), a regular file, or something that cannot be a
+/// checkpoint file — a directory, a device (`/dev/null`, `/dev/zero`), a FIFO, a socket.
+fn check_kind(path: &Path, mode: Mode) -> Result<(), StoreError> {
+    let shown = || path.display().to_string();
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return match mode {
+                Mode::ReadOnly => Err(StoreError::Missing { path: shown() }),
+                Mode::ReadWrite => Ok(()),
+            };
+        }
+        Err(e) => {
+            return Err(StoreError::Sqlite {
+                path: shown(),
+                detail: e.to_string(),
+            })
+        }
+    };
+    let ft = meta.file_type();
+    if ft.is_file() {
+        return Ok(());
+    }
+    let what = if ft.is_dir() {
+        "it is a directory"
+    } else {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if ft.is_char_device() {
+                "it is a character device"
+            } else if ft.is_block_device() {
+                "it is a block device"
+            } else if ft.is_fifo() {
+                "it is a named pipe"
+            } else if ft.is_socket() {
+                "it is a socket"
+            } else {
+                "it is not a regular file"
+            }
+        }
+        #[cfg(not(unix))]
+        "it is not a regular file"
+    };
+    Err(StoreError::NotSqlite {
+        path: shown(),
+        detail: what.to_string(),
+    })
+}
+
+/// The engine writes: refuse before SQLite opens anything (which would leave `-wal` / `-shm`
+/// files it cannot use, and report "attempt to write a readonly database" at the first step)
+/// when the file, or the directory its journal goes in, is not writable by this process.
+fn check_writable(path: &Path) -> Result<(), StoreError> {
+    let err = |detail: String| StoreError::Sqlite {
+        path: path.display().to_string(),
+        detail,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if path.exists() && !writable(path) {
+        return Err(err(
+            "the file is read-only for this user: the engine writes a checkpoint per superstep \
+             (make it writable, or inspect it: superstep threads/history/show --db FILE)"
+                .into(),
+        ));
+    }
+    if !writable(dir) {
+        return Err(err(format!(
+            "the directory {} is read-only for this user: SQLite keeps its journal (-wal, -shm) \
+             next to the file (copy the file somewhere writable, or inspect it: superstep \
+             threads/history/show --db FILE)",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// `access(W_OK)`: whether this process may write the path (root may write a 0444 file).
+#[cfg(unix)]
+fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a NUL-terminated path; access() only reads it
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
+#[cfg(not(unix))]
+fn writable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.permissions().readonly())
 }
 
 /// Reject files that are not SQLite before SQLite sees them; returns whether the header says

@@ -7,8 +7,9 @@
 # The cluster lives in DIR (data + unix socket), runs as the `postgres` OS user (initdb refuses
 # root; CI runs as root), listens on DIR's unix socket and 127.0.0.1:PORT only (default 55432).
 # Roles: `postgres` (superuser, trust over the socket) and `superstep` (password `superstep-pw`,
-# scram over TCP, owns database `superstep`). `start` prints `export PG...=...` lines and
-# SUPERSTEP_PG_URL (the TCP URL with the password) for `eval`.
+# scram over TCP, may create databases, owns database `superstep`). `start` prints `export` lines
+# for `eval`: SUPERSTEP_PG_DIR (the socket directory), SUPERSTEP_PG_PORT and SUPERSTEP_PG_URL (the
+# TCP URL of role `superstep`, with its password).
 set -euo pipefail
 
 cmd="${1:?start|stop}"
@@ -47,7 +48,7 @@ WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'superstep') \gexec
 SELECT 'CREATE DATABASE superstep OWNER superstep'
 WHERE NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'superstep') \gexec
 SQL
-    echo "export PGHOST=$DIR PGPORT=$PORT PGUSER=postgres PGDATABASE=superstep"
+    echo "export SUPERSTEP_PG_DIR=$DIR SUPERSTEP_PG_PORT=$PORT"
     echo "export SUPERSTEP_PG_URL=postgresql://superstep:superstep-pw@127.0.0.1:$PORT/superstep"
     ;;
   stop)

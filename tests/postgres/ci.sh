@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The Postgres stage of .ci/run (about 3 min here): a throwaway PostgreSQL 15 cluster, every oracle
+# fixture regenerated with real PostgresSaver and compared snapshot by snapshot, the failure cases,
+# and a small scale run with superstep's query plans checked for full scans. Stops the cluster on
+# any exit. Needs Debian's postgresql-15 (tests/postgres/cluster.sh fails loudly without it).
+#
+#   bash tests/postgres/ci.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+PGPY=$(bash tests/oracle/setup_venv.sh "$PWD/.venv-oracle-pg" "$PWD/tests/oracle/requirements-postgres.txt" | tail -n 1)
+PGDIR=$(mktemp -d /tmp/superstep-pg.XXXXXX)
+PGFX=$(mktemp -d)
+trap 'bash tests/postgres/cluster.sh stop "$PGDIR"; rm -rf "$PGFX"' EXIT
+# a free port of our own (another cluster may hold the default)
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+eval "$(bash tests/postgres/cluster.sh start "$PGDIR" "$PORT")"
+
+echo "-- PostgresSaver oracle fixtures, regenerated live and compared"
+SUPERSTEP_ORACLE_PG="$SUPERSTEP_PG_URL" bash tests/oracle/generate_all.sh "$PGFX" "$PGPY"
+SUPERSTEP_PG_FIXTURES="$PGFX" cargo test --test oracle_fixtures -- --ignored --nocapture
+
+echo "-- failures: server down, bad credentials, wrong database, no tables, newer migration level"
+cargo test --test postgres -- --ignored --nocapture
+
+echo "-- scale (small): 1,000 threads x 25 checkpoints; superstep's plans checked for full scans"
+"$PGPY" -c "import psycopg; psycopg.connect('$SUPERSTEP_PG_URL', autocommit=True).execute('CREATE DATABASE scale')"
+cargo build --quiet
+"$PGPY" tests/postgres/scale.py --superstep "$PWD/target/debug/superstep" --threads 1000 \
+  --url "${SUPERSTEP_PG_URL%/*}/scale" \
+  --admin-url "postgresql://postgres@/scale?host=$SUPERSTEP_PG_DIR&port=$SUPERSTEP_PG_PORT" \
+  --log "$SUPERSTEP_PG_DIR/server.log"

@@ -26,7 +26,7 @@ cargo test --test postgres -- --ignored --nocapture
 echo "-- scale (small): 1,000 threads x 25 checkpoints; superstep's plans checked for full scans"
 "$PGPY" -c "import psycopg; psycopg.connect('$SUPERSTEP_PG_URL', autocommit=True).execute('CREATE DATABASE scale')"
 cargo build --quiet
-"$PGPY" tests/postgres/scale.py --superstep "$PWD/target/debug/superstep" --threads 1000 \
+"$PGPY" tests/postgres/scale.py --superstep "${CARGO_TARGET_DIR:-$PWD/target}/debug/superstep" --threads 1000 \
   --url "${SUPERSTEP_PG_URL%/*}/scale" \
   --admin-url "postgresql://postgres@/scale?host=$SUPERSTEP_PG_DIR&port=$SUPERSTEP_PG_PORT" \
   --log "$SUPERSTEP_PG_DIR/server.log"

@@ -632,7 +632,7 @@ class Run:
             names = [t["name"] for t in report_tasks if matches(self.effective_after, t["name"])]
             return {"kind": "after", "nodes": names}
         if status == "interrupt_before":
-            names = [t["name"] for t in self.loop.tasks.values() if matches(self.effective_before, t.name)]
+            names = [t.name for t in self.loop.tasks.values() if matches(self.effective_before, t.name)]
             return {"kind": "before", "nodes": names}
         return {"kind": "done"}
 
@@ -708,6 +708,12 @@ class Session:
             self.exit_stack.close()
         except BaseException:
             pass
+        if self.is_async and self.saver is not None:
+            # aiosqlite's worker thread would keep the process alive
+            try:
+                self.aloop.run_until_complete(self.saver.conn.close())
+            except BaseException:
+                pass
         send({"type": "bye", "re": msg.get("id")})
 
     def do_load(self, msg):

@@ -31,17 +31,95 @@ pub fn read_only(db: &Path) -> rusqlite::Connection {
     .unwrap()
 }
 
-/// Recompute ids from the DB's own checkpoint ids and replace them with stable labels.
-pub struct Normalizer<'a> {
-    pub graph: &'a Graph,
-    /// Subgraphs by node path (`"mid"`, `"mid|leaf"`).
-    pub children: std::collections::HashMap<String, &'a Graph>,
+/// What the normaliser needs of a graph: each node's triggers (task ids) and plain edges
+/// (`branch:to:*` write order). Built from a spec's compiled graph or from a topology JSON (a
+/// Python graph, as the bridge or tests/oracle/common.py dump it).
+#[derive(Debug, Clone, Default)]
+pub struct GraphShape {
+    pub nodes: Vec<NodeShape>,
 }
 
-fn collect_children<'a>(
-    lg: &'a superstep::spec::LoadedGraph,
+#[derive(Debug, Clone)]
+pub struct NodeShape {
+    pub name: String,
+    pub triggers: Vec<String>,
+    /// `branch:to:X` channels of its plain edges.
+    pub edges: Vec<String>,
+}
+
+impl GraphShape {
+    pub fn from_graph(g: &Graph) -> GraphShape {
+        use superstep::engine::graph::Writer;
+        GraphShape {
+            nodes: g
+                .nodes
+                .iter()
+                .map(|n| NodeShape {
+                    name: n.name.clone(),
+                    triggers: n.triggers.clone(),
+                    edges: n
+                        .writers
+                        .iter()
+                        .filter_map(|w| match w {
+                            Writer::Edge(c) => Some(c.clone()),
+                            _ => None,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+
+    /// From the topology JSON (`nodes[].triggers`, `edges[]` non-conditional).
+    pub fn from_topology(t: &Json) -> GraphShape {
+        let edges = t["edges"].as_array().cloned().unwrap_or_default();
+        GraphShape {
+            nodes: t["nodes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|n| {
+                    let name = n["name"].as_str().unwrap_or_default().to_string();
+                    NodeShape {
+                        triggers: n["triggers"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|x| x.as_str().map(str::to_string))
+                            .collect(),
+                        edges: edges
+                            .iter()
+                            .filter(|e| {
+                                e["source"].as_str() == Some(name.as_str())
+                                    && e["conditional"] != json!(true)
+                                    && e["target"].as_str() != Some("__end__")
+                            })
+                            .filter_map(|e| e["target"].as_str())
+                            .map(|t| format!("branch:to:{t}"))
+                            .collect(),
+                        name,
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    pub fn node(&self, name: &str) -> Option<&NodeShape> {
+        self.nodes.iter().find(|n| n.name == name)
+    }
+}
+
+/// Recompute ids from the DB's own checkpoint ids and replace them with stable labels.
+pub struct Normalizer {
+    pub graph: GraphShape,
+    /// Subgraphs by node path (`"mid"`, `"mid|leaf"`).
+    pub children: std::collections::HashMap<String, GraphShape>,
+}
+
+fn collect_children(
+    lg: &superstep::spec::LoadedGraph,
     prefix: &str,
-    out: &mut std::collections::HashMap<String, &'a Graph>,
+    out: &mut std::collections::HashMap<String, GraphShape>,
 ) {
     for (name, child) in &lg.children {
         let path = if prefix.is_empty() {
@@ -49,8 +127,26 @@ fn collect_children<'a>(
         } else {
             format!("{prefix}|{name}")
         };
-        out.insert(path.clone(), &child.graph);
+        out.insert(path.clone(), GraphShape::from_graph(&child.graph));
         collect_children(child, &path, out);
+    }
+}
+
+fn collect_topology_children(
+    t: &Json,
+    prefix: &str,
+    out: &mut std::collections::HashMap<String, GraphShape>,
+) {
+    if let Some(subs) = t["subgraph_topologies"].as_object() {
+        for (name, child) in subs {
+            let path = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}|{name}")
+            };
+            out.insert(path.clone(), GraphShape::from_topology(child));
+            collect_topology_children(child, &path, out);
+        }
     }
 }
 
@@ -90,30 +186,37 @@ fn sort_sets(j: &mut Json) {
     }
 }
 
-impl<'a> Normalizer<'a> {
-    pub fn new(lg: &'a superstep::spec::LoadedGraph) -> Self {
+impl Normalizer {
+    pub fn new(lg: &superstep::spec::LoadedGraph) -> Self {
         let mut children = std::collections::HashMap::new();
         collect_children(lg, "", &mut children);
         Normalizer {
-            graph: &lg.graph,
+            graph: GraphShape::from_graph(&lg.graph),
             children,
         }
     }
 
-    fn graph_for(&self, ns: &str) -> &'a Graph {
-        if ns.is_empty() {
-            return self.graph;
+    /// For a Python graph: its topology JSON (with `subgraph_topologies`).
+    pub fn from_topology(t: &Json) -> Self {
+        let mut children = std::collections::HashMap::new();
+        collect_topology_children(t, "", &mut children);
+        Normalizer {
+            graph: GraphShape::from_topology(t),
+            children,
         }
-        self.children
-            .get(&node_path(ns))
-            .copied()
-            .unwrap_or(self.graph)
+    }
+
+    fn graph_for(&self, ns: &str) -> &GraphShape {
+        if ns.is_empty() {
+            return &self.graph;
+        }
+        self.children.get(&node_path(ns)).unwrap_or(&self.graph)
     }
 
     /// Label for a write's task id, after checking it against LangGraph's formulas.
     fn task_label(
         &self,
-        graph: &Graph,
+        graph: &GraphShape,
         ns: &str,
         cp: &Checkpoint,
         step: i64,
@@ -175,8 +278,7 @@ impl<'a> Normalizer<'a> {
     /// LangGraph attaches a node's plain edges from a Python set, so the relative order (and idx)
     /// of its `branch:to:*` edge writes is hash-randomised (spec §4.4). Within one task's batch,
     /// give those writes their idx values in channel order.
-    fn canonical_edge_order(&self, graph: &Graph, writes: &mut [Json]) {
-        use superstep::engine::graph::Writer;
+    fn canonical_edge_order(&self, graph: &GraphShape, writes: &mut [Json]) {
         let mut tasks: Vec<String> = writes
             .iter()
             .map(|w| w["task"].as_str().unwrap_or_default().to_string())
@@ -203,28 +305,11 @@ impl<'a> Normalizer<'a> {
                 None => graph
                     .nodes
                     .iter()
-                    .find(|n| {
-                        let e: Vec<&String> = n
-                            .writers
-                            .iter()
-                            .filter_map(|w| match w {
-                                Writer::Edge(c) => Some(c),
-                                _ => None,
-                            })
-                            .collect();
-                        e.len() >= 2 && e.iter().all(|c| in_batch(c))
-                    })
+                    .find(|n| n.edges.len() >= 2 && n.edges.iter().all(|c| in_batch(c)))
                     .cloned(),
             };
             let Some(node) = node else { continue };
-            let edges: Vec<String> = node
-                .writers
-                .iter()
-                .filter_map(|w| match w {
-                    Writer::Edge(c) => Some(c.clone()),
-                    _ => None,
-                })
-                .collect();
+            let edges: Vec<String> = node.edges.clone();
             if edges.len() < 2 {
                 continue;
             }

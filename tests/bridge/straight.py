@@ -1,0 +1,142 @@
+"""The straight run: a scenario's ops with plain LangGraph calls (invoke / ainvoke, Command,
+update_state) on a SqliteSaver file — the oracle the bridge's stepped rows are compared with.
+
+    python tests/bridge/straight.py SCENARIO OUT.sqlite OUT.events.json
+
+Loads the graph the way langgraph dev accepts it (a StateGraph is compiled; a factory is called
+with a RunnableConfig; a context manager is entered) and replaces its checkpointer with
+SqliteSaver / AsyncSqliteSaver (`graph.copy(update=...)`). Independent of the bridge's code.
+"""
+import asyncio
+import contextlib
+import importlib.util
+import inspect
+import json
+import os
+import sqlite3
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(ref):
+    path, attr = ref.rsplit(":", 1)
+    path = os.path.join(HERE, path)
+    sys.path.insert(0, os.path.dirname(path))
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return getattr(mod, attr)
+
+
+def resolve(obj, stack, loop):
+    from langgraph.graph.state import StateGraph
+    from langgraph.pregel import Pregel
+
+    if isinstance(obj, StateGraph):
+        return obj.compile()
+    if isinstance(obj, Pregel):
+        return obj
+    made = obj({"configurable": {}})
+    if inspect.isawaitable(made):
+        made = loop.run_until_complete(made)
+    if hasattr(made, "__enter__") and not isinstance(made, Pregel):
+        made = stack.enter_context(made)
+    return resolve(made, stack, loop)
+
+
+def is_async(graph):
+    from langgraph._internal._runnable import RunnableCallable
+
+    for node in graph.nodes.values():
+        b = node.bound
+        for r in [b, *getattr(b, "steps", [])]:
+            if isinstance(r, RunnableCallable) and r.func is None and r.afunc is not None:
+                return True
+    return False
+
+
+def main():
+    name, out, events_path = sys.argv[1:4]
+    with open(os.path.join(HERE, "scenarios.json")) as f:
+        scen = next(s for s in json.load(f)["scenarios"] if s["name"] == name)
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(out + suffix):
+            os.remove(out + suffix)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    stack = contextlib.ExitStack()
+    graph = resolve(load(scen["graph"]), stack, loop)
+    use_async = is_async(graph)
+    if use_async:
+        import aiosqlite
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        async def make():
+            s = AsyncSqliteSaver(await aiosqlite.connect(out))
+            await s.setup()
+            return s
+
+        saver = loop.run_until_complete(make())
+    else:
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        saver = SqliteSaver(sqlite3.connect(out, check_same_thread=False))
+        saver.setup()
+    g = graph.copy(update={"checkpointer": saver})
+    from langgraph.types import Command
+
+    def call(fn_sync, fn_async, *a, **kw):
+        if use_async:
+            return loop.run_until_complete(fn_async(*a, **kw))
+        return fn_sync(*a, **kw)
+
+    events = []
+    i = 0
+    for th in scen["threads"]:
+        cfg = {"configurable": {"thread_id": th["thread"]}}
+        for op in th["ops"]:
+            kw = {}
+            if op.get("break_before"):
+                kw["interrupt_before"] = op["break_before"]
+            if op.get("break_after"):
+                kw["interrupt_after"] = op["break_after"]
+            try:
+                kind = op["op"]
+                if kind == "run":
+                    call(g.invoke, g.ainvoke, op["input"], cfg, **kw)
+                elif kind == "continue":
+                    call(g.invoke, g.ainvoke, None, cfg, **kw)
+                elif kind == "resume":
+                    if "ids" in op:
+                        st = call(g.get_state, g.aget_state, cfg)
+                        by_node = {t.name: t.interrupts[0].id for t in st.tasks if t.interrupts}
+                        resume = {by_node[n]: v for n, v in op["ids"].items()}
+                    else:
+                        resume = op["value"]
+                    call(g.invoke, g.ainvoke, Command(resume=resume), cfg, **kw)
+                elif kind == "replay":
+                    ids = [r[0] for r in sqlite3.connect(out).execute(
+                        "SELECT checkpoint_id FROM checkpoints WHERE thread_id=? AND checkpoint_ns='' ORDER BY checkpoint_id",
+                        (th["thread"],))]
+                    c = {"configurable": {"thread_id": th["thread"], "checkpoint_id": ids[op["checkpoint"]]}}
+                    call(g.invoke, g.ainvoke, None, c, **kw)
+                elif kind == "update":
+                    call(g.update_state, g.aupdate_state, cfg, op.get("values"), as_node=op.get("as_node"))
+                else:
+                    raise SystemExit(f"unknown op {kind}")
+                events.append({"op": i, "outcome": "ok"})
+            except Exception as e:
+                events.append({"op": i, "error": type(e).__name__})
+            i += 1
+    with open(events_path, "w") as f:
+        json.dump(events, f, indent=1)
+    stack.close()
+    if use_async:
+        loop.run_until_complete(saver.conn.close())
+
+
+if __name__ == "__main__":
+    main()

@@ -54,6 +54,7 @@ fn big_state() -> AppState {
         tasks: vec![],
         pending_writes: vec![],
         warnings: vec![],
+        limitations: vec![],
         live: true,
     };
     let t = Instant::now();

@@ -1,6 +1,7 @@
 //! The inspector: store + snapshot derivation for one thread, paged. Used by the CLI and the TUI.
 
-use crate::snapshot::{self, topology::Topology, Snapshot};
+use crate::snapshot::topology::{is_reserved_channel, Topology};
+use crate::snapshot::{self, Snapshot};
 use crate::store::{CheckpointRow, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +30,10 @@ pub struct Thread<'s> {
     pub ns: String,
     topology: Option<Topology>,
     catalogue: Vec<String>,
+    /// Likely defaults of the keys the newest checkpoint holds (said where one is missing).
+    defaults: Vec<(String, &'static str)>,
+    /// Without a topology: how keys combine writes, as the thread's newest checkpoints show.
+    learned: Vec<(String, snapshot::Learned)>,
     namespaces: Vec<String>,
 }
 
@@ -38,6 +43,64 @@ fn ns_note(ns: &str) -> String {
     } else {
         format!(" in namespace {ns:?}")
     }
+}
+
+/// Checkpoints (newest first) read to learn how each key combines writes when the graph is not
+/// known: enough to see the keys of a typical agent loop at work, bounded on long threads.
+pub const LEARN_FROM: usize = 32;
+
+/// How each state key of a thread combines writes, from its newest checkpoints: for every
+/// `loop` checkpoint whose parent is in the window, the parent's value, the parent's pending
+/// writes and the child's value ([`snapshot::evidence`]). A key whose transitions disagree is
+/// left unknown.
+fn learn_reducers(
+    store: &Store,
+    thread_id: &str,
+    ns: &str,
+) -> Result<Vec<(String, snapshot::Learned)>, InspectError> {
+    let rows = store.history(thread_id, ns, None, LEARN_FROM)?;
+    let mut decoded: Vec<(String, crate::store::Checkpoint)> = Vec::new();
+    for r in &rows {
+        decoded.push((r.checkpoint_id.clone(), store.decode(r)?));
+    }
+    let mut learned: Vec<(String, Option<snapshot::Learned>)> = Vec::new();
+    for (r, (_, child)) in rows.iter().zip(&decoded) {
+        if r.metadata.get("source").and_then(|s| s.as_str()) != Some("loop") {
+            continue;
+        }
+        let Some(pid) = &r.parent_checkpoint_id else {
+            continue;
+        };
+        let Some((_, parent)) = decoded.iter().find(|(id, _)| id == pid) else {
+            continue;
+        };
+        let writes = store.writes(thread_id, ns, pid)?;
+        let mut keys: Vec<&str> = writes
+            .iter()
+            .map(|w| w.channel.as_str())
+            .filter(|c| !is_reserved_channel(c))
+            .collect();
+        keys.dedup();
+        for k in keys {
+            let ws: Vec<rmpv::Value> = writes
+                .iter()
+                .filter(|w| w.channel == k && w.cut.is_none())
+                .map(|w| w.value.clone().into_value())
+                .collect();
+            let Some(e) = snapshot::evidence(parent.value(k), &ws, child.value(k)) else {
+                continue;
+            };
+            match learned.iter_mut().find(|(n, _)| n == k) {
+                Some((_, seen)) if *seen != Some(e) => *seen = None,
+                Some(_) => {}
+                None => learned.push((k.to_string(), Some(e))),
+            }
+        }
+    }
+    Ok(learned
+        .into_iter()
+        .filter_map(|(k, l)| Some((k, l?)))
+        .collect())
 }
 
 impl<'s> Thread<'s> {
@@ -55,19 +118,31 @@ impl<'s> Thread<'s> {
                 ns: ns_note(ns),
             });
         };
-        let catalogue = store
-            .decode(&latest)?
+        let newest = store.decode(&latest)?;
+        let defaults = newest
+            .channel_values
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), snapshot::likely_default(v)?)))
+            .collect();
+        let catalogue = newest
             .channel_versions
             .into_iter()
             .map(|(k, _)| k)
             .collect();
         let namespaces = store.namespaces(thread_id)?;
+        let learned = if topology.is_none() {
+            learn_reducers(store, thread_id, ns)?
+        } else {
+            Vec::new()
+        };
         Ok(Thread {
             store,
             thread_id: thread_id.to_string(),
             ns: ns.to_string(),
             topology,
             catalogue,
+            defaults,
+            learned,
             namespaces,
         })
     }
@@ -83,10 +158,22 @@ impl<'s> Thread<'s> {
             writes: &writes,
             topology: self.topology.as_ref(),
             catalogue: &self.catalogue,
+            defaults: &self.defaults,
+            learned: &self.learned,
             namespaces: &self.namespaces,
             live,
             channel_order: self.store.keeps_channel_order(),
         }))
+    }
+
+    /// What holds for every snapshot of this thread as derived here (without the graph:
+    /// [`snapshot::db_only_limitation`]), to be stated once.
+    pub fn limitations(&self) -> Vec<snapshot::Warning> {
+        if self.topology.is_none() {
+            vec![snapshot::db_only_limitation()]
+        } else {
+            Vec::new()
+        }
     }
 
     /// `get_state`: live view of the latest checkpoint, or the addressed one (history view).

@@ -83,6 +83,7 @@ pub fn thread_line(t: &ThreadSummary, _color: bool, out: &mut dyn Write) -> std:
 }
 
 pub fn history_header(th: &Thread, color: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    let limits = th.limitations();
     let ns = if th.ns.is_empty() {
         String::new()
     } else {
@@ -93,6 +94,7 @@ pub fn history_header(th: &Thread, color: bool, out: &mut dyn Write) -> std::io:
         "{}",
         bold(&format!("thread {}{ns}", key_label(&th.thread_id)), color)
     )?;
+    limitations(&limits, color, out)?;
     writeln!(
         out,
         "{}",
@@ -109,6 +111,18 @@ pub fn history_header(th: &Thread, color: bool, out: &mut dyn Write) -> std::io:
             color
         )
     )
+}
+
+/// What holds for the whole listing (the DB-wide limitation without the graph), once.
+pub fn limitations(
+    l: &[crate::snapshot::Warning],
+    color: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    for w in l {
+        writeln!(out, "{}", dim(&format!("note: {}", w.message), color))?;
+    }
+    Ok(())
 }
 
 pub fn history_line(s: &Snapshot, color: bool, out: &mut dyn Write) -> std::io::Result<()> {
@@ -291,6 +305,9 @@ pub fn snapshot_with(s: &Snapshot, o: &Layout, out: &mut dyn Write) -> std::io::
         "metadata {}",
         escape(&serde_json::Value::Object(s.metadata.clone()).to_string())
     )?;
+    for l in &s.limitations {
+        writeln!(out, "{}", dim(&format!("note     {}", l.message), color))?;
+    }
     writeln!(out, "{}", bold("values", color))?;
     let w = s
         .values

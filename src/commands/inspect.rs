@@ -108,6 +108,10 @@ pub fn history(
     let thread = Thread::open(&store, &a.sel.thread, &a.sel.ns, topo)?;
     let opts = ViewOptions::default();
     if a.out.json {
+        // the DB-wide limitation, once per call: stdout stays get_state_history's list
+        for l in thread.limitations() {
+            eprintln!("superstep: note: {}: {}", l.field, l.message);
+        }
         write!(out, "[")?;
         let mut first = true;
         thread.for_each_history(a.limit, PAGE, |s| -> Result<(), CliError> {
@@ -142,7 +146,9 @@ pub fn show(
     let thread = Thread::open(&store, &a.sel.thread, &a.sel.ns, topo)?;
     let snap = thread.show(a.checkpoint.as_deref())?;
     if a.out.json {
-        serde_json::to_writer_pretty(&mut *out, &snap.to_json(ViewOptions::default()))?;
+        let mut j = snap.to_json(ViewOptions::default());
+        j["limitations"] = serde_json::to_value(&snap.limitations)?;
+        serde_json::to_writer_pretty(&mut *out, &j)?;
         writeln!(out)?;
     } else {
         let o = human::Layout {

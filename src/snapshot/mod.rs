@@ -11,7 +11,7 @@ use rmpv::Value;
 use serde_json::{json, Map, Value as Json};
 use topology::{is_reserved_channel, Topology};
 
-pub use reducers::apply_reducer;
+pub use reducers::{apply_reducer, evidence, Learned};
 
 /// Channels whose writes describe what happened to a task rather than what it produced.
 pub const CONTROL_WRITES: [&str; 4] = [
@@ -23,6 +23,33 @@ pub const CONTROL_WRITES: [&str; 4] = [
 
 /// Warning field for state keys a DB-only derivation cannot see (unwritten reducer defaults).
 pub const UNWRITTEN_KEYS: &str = "values.(unwritten)";
+
+/// What no DB-only snapshot can know, whatever the checkpoint: a reducer key never written on
+/// the thread has no row at all, yet LangGraph shows its default (`[]`, `0`, `""`). It holds for
+/// the whole DB, so it is stated once (the CLI's header, `show --json`'s `limitations`, a note on
+/// stderr for `history --json`, the TUI's status line) — never repeated in every snapshot, where
+/// it would drown the warnings that are about that snapshot.
+pub fn db_only_limitation() -> Warning {
+    Warning {
+        field: UNWRITTEN_KEYS.into(),
+        message: "without the graph, state keys never written on this thread are not in the DB: \
+                  LangGraph shows a reducer key still at its default (e.g. []) where superstep \
+                  shows nothing (pass the graph to be exact)"
+            .into(),
+    }
+}
+
+/// The likely default of a reducer key, from the kind of value it holds elsewhere on the thread.
+pub fn likely_default(v: &Value) -> Option<&'static str> {
+    Some(match v {
+        Value::Array(_) => "[]",
+        Value::String(_) => "\"\"",
+        Value::Integer(_) => "0",
+        Value::F32(_) | Value::F64(_) => "0.0",
+        Value::Map(_) => "{}",
+        _ => return None,
+    })
+}
 
 /// The kind of a pending write, as the debugger labels it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -117,7 +144,11 @@ pub struct Snapshot {
     pub next: Vec<String>,
     pub tasks: Vec<TaskSnapshot>,
     pub pending_writes: Vec<PendingWrite>,
+    /// Fields of this snapshot that may differ from LangGraph's.
     pub warnings: Vec<Warning>,
+    /// What holds for every snapshot derived this way ([`db_only_limitation`] without the
+    /// graph): the caller states it once, it is not part of [`Snapshot::to_json`].
+    pub limitations: Vec<Warning>,
     pub live: bool,
 }
 
@@ -132,6 +163,12 @@ pub struct Input<'a> {
     /// Channel names seen on this thread (e.g. the latest checkpoint's `channel_versions`):
     /// used without a topology to find waiting-edge triggers and known state keys.
     pub catalogue: &'a [String],
+    /// Without a topology: the likely default of each key the thread's newest checkpoint holds
+    /// ([`likely_default`] of its value there), said when a key is missing here.
+    pub defaults: &'a [(String, &'static str)],
+    /// Without a topology: how keys combine writes, learned from the thread's checkpoints
+    /// ([`evidence`]).
+    pub learned: &'a [(String, Learned)],
     /// Namespaces of this thread that hold checkpoints (to spot subgraph tasks without a spec).
     pub namespaces: &'a [String],
     /// `get_state` without a checkpoint id (true) vs a history item / addressed checkpoint.
@@ -516,6 +553,7 @@ pub fn derive(input: &Input) -> Snapshot {
         &mut values,
         std::mem::take(&mut groups),
         input.topology,
+        input.learned,
         &mut warnings,
     );
     if input.live {
@@ -533,25 +571,42 @@ pub fn derive(input: &Input) -> Snapshot {
                 }
             }
         }
-        reducers::apply_groups(&mut values, groups, input.topology, &mut warnings);
+        reducers::apply_groups(
+            &mut values,
+            groups,
+            input.topology,
+            input.learned,
+            &mut warnings,
+        );
     }
     if input.topology.is_none() {
-        let missing: Vec<&String> = state_keys
+        // keys other checkpoints of the thread hold but this one lacks: LangGraph shows a reducer
+        // key's default here, a last-value key not at all
+        let last_value = |k: &str| {
+            input
+                .learned
+                .iter()
+                .any(|(l, r)| l == k && *r == Learned::LastValue)
+        };
+        for k in state_keys
             .iter()
             .filter(|k| !values.iter().any(|(v, _)| v == *k))
-            .collect();
-        warnings.push(Warning {
-            field: UNWRITTEN_KEYS.into(),
-            message: if missing.is_empty() {
-                "state keys never written on this thread are not in the DB: a reducer key still at its default (e.g. []) is shown by LangGraph but not here (pass the graph to be exact)".into()
-            } else {
-                format!(
-                    "{} {} no value here; if reducer keys, LangGraph shows their defaults (e.g. []), and keys never written on this thread are not in the DB at all (pass the graph to be exact)",
-                    missing.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", "),
-                    if missing.len() == 1 { "has" } else { "have" }
-                )
-            },
-        });
+            // a last-value key not written yet is absent in LangGraph's view too
+            .filter(|k| !last_value(k))
+        {
+            let default = input.defaults.iter().find(|(e, _)| e == k).map(|(_, d)| *d);
+            warnings.push(Warning {
+                field: format!("values.{k}"),
+                message: match default {
+                    Some(d) => format!(
+                        "'{k}' has no value at this checkpoint though the thread writes it: if it has a reducer, LangGraph shows its default here (likely {d}); a last-value key is absent, as here (pass the graph to be exact)"
+                    ),
+                    None => format!(
+                        "'{k}' has no value at this checkpoint though the thread writes it: if it has a reducer, LangGraph shows its default here; a last-value key is absent, as here (pass the graph to be exact)"
+                    ),
+                },
+            });
+        }
     }
     let root_value = state_keys.len() == 1 && state_keys[0] == "__root__";
 
@@ -588,6 +643,11 @@ pub fn derive(input: &Input) -> Snapshot {
         tasks,
         pending_writes,
         warnings,
+        limitations: if input.topology.is_none() {
+            vec![db_only_limitation()]
+        } else {
+            Vec::new()
+        },
         live: input.live,
     }
 }

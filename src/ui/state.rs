@@ -84,16 +84,31 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         }
         Line::from(spans)
     };
+    // the snapshot's own warnings, then the DB-wide limitation: wrapped, not cut
+    let inner = (area.width as usize).saturating_sub(6).max(20);
     let mut footer = Vec::new();
+    let mut note = |mark: &str, text: String, style| {
+        for (i, l) in crate::conversation::wrap::wrap(&text, inner)
+            .into_iter()
+            .enumerate()
+        {
+            let lead = if i == 0 { mark } else { " " };
+            footer.push(Line::styled(format!("  {lead} {l}"), style));
+        }
+    };
     for w in &snap.warnings {
-        footer.push(Line::styled(
-            format!(
-                "  ⚠ {}: {}",
-                super::escape(&w.field),
-                super::escape(&w.message)
-            ),
+        note(
+            "⚠",
+            format!("{}: {}", super::escape(&w.field), super::escape(&w.message)),
+            theme::warn(),
+        );
+    }
+    for l in &snap.limitations {
+        note(
+            "ⓘ",
+            format!("DB only: {}", super::escape(&l.message)),
             theme::dim(),
-        ));
+        );
     }
     draw_list(
         buf,

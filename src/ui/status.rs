@@ -15,6 +15,11 @@ pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
         (Mode::Debug, _) => format!(" DEBUG {} ", super::escape(&s.graph.name)),
         (Mode::Inspect, _) => " INSPECT read-only ".to_string(),
     };
+    // without the graph: the DB-wide limitation, stated here once (the State pane says what)
+    let mode = match &s.current {
+        Some(c) if !c.snapshot.limitations.is_empty() => format!("{mode}· DB only "),
+        _ => mode,
+    };
     let mut parts = vec![format!("db {}", super::escape(&s.db_label))];
     parts.push(format!(
         "thread {}",

@@ -122,6 +122,14 @@ pub(super) fn open_selected(s: &mut AppState) {
                 }
                 .to_string(),
             );
+            // what may differ from LangGraph's view of this key
+            if let Some(c) = &s.current {
+                for w in &c.snapshot.warnings {
+                    if w.field == format!("values.{}", v.key) || w.field == "values" {
+                        doc.line(format!("⚠ {}", w.message));
+                    }
+                }
+            }
             if v.diff != Diff::Removed {
                 doc.value(&v.key, v.view.clone());
             }

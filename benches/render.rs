@@ -56,6 +56,7 @@ fn big_state() -> AppState {
         warnings: vec![],
         limitations: vec![],
         live: true,
+        format: None,
     };
     let t = Instant::now();
     update(

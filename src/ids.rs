@@ -28,6 +28,65 @@ pub fn xxhash_str(checkpoint_id: &Uuid, parts: &[&str]) -> String {
     )
 }
 
+/// LangGraph 0.2's `_uuid5_str(namespace, *parts)`: SHA-1 over the 16 id bytes followed by the
+/// parts, formatted 8-4-4-4-12 (no version bits: not a valid RFC uuid).
+pub fn uuid5_str(checkpoint_id: &Uuid, parts: &[&str]) -> String {
+    let mut sha = sha1_smol::Sha1::new();
+    sha.update(checkpoint_id.as_bytes());
+    for p in parts {
+        sha.update(p.as_bytes());
+    }
+    let h = sha.digest().to_string();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}
+
+/// Id of a PULL task in LangGraph 0.2: the hash covers only the triggers that fired, sorted.
+pub fn legacy_pull_task_id(
+    checkpoint_id: &Uuid,
+    parent_ns: &str,
+    step: i64,
+    name: &str,
+    fired: &[String],
+) -> String {
+    let ns = id_ns(parent_ns, name);
+    let step = step.to_string();
+    let mut sorted: Vec<&str> = fired.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    let mut parts = vec![ns.as_str(), step.as_str(), name, "__pregel_pull"];
+    parts.extend(sorted);
+    uuid5_str(checkpoint_id, &parts)
+}
+
+/// Id of a PUSH task (the `idx`-th of `pending_sends`) in LangGraph 0.2.
+pub fn legacy_push_task_id(
+    checkpoint_id: &Uuid,
+    parent_ns: &str,
+    step: i64,
+    node: &str,
+    idx: usize,
+) -> String {
+    let ns = id_ns(parent_ns, node);
+    let step = step.to_string();
+    let idx = idx.to_string();
+    uuid5_str(
+        checkpoint_id,
+        &[
+            ns.as_str(),
+            step.as_str(),
+            node,
+            "__pregel_push",
+            idx.as_str(),
+        ],
+    )
+}
+
 /// `checkpoint_ns` part of a task id: `parent_ns|name`, or `name` at the root.
 fn id_ns(parent_ns: &str, name: &str) -> String {
     if parent_ns.is_empty() {

@@ -34,6 +34,8 @@ pub struct Thread<'s> {
     defaults: Vec<(String, &'static str)>,
     /// Without a topology: how keys combine writes, as the thread's newest checkpoints show.
     learned: Vec<(String, snapshot::Learned)>,
+    /// The newest checkpoint's `versions_seen`: node -> trigger channels it saw.
+    seen_nodes: Vec<(String, Vec<String>)>,
     namespaces: Vec<String>,
 }
 
@@ -124,6 +126,11 @@ impl<'s> Thread<'s> {
             .iter()
             .filter_map(|(k, v)| Some((k.clone(), snapshot::likely_default(v)?)))
             .collect();
+        let seen_nodes = newest
+            .versions_seen
+            .iter()
+            .map(|(n, v)| (n.clone(), v.iter().map(|(c, _)| c.clone()).collect()))
+            .collect();
         let catalogue = newest
             .channel_versions
             .into_iter()
@@ -143,6 +150,7 @@ impl<'s> Thread<'s> {
             catalogue,
             defaults,
             learned,
+            seen_nodes,
             namespaces,
         })
     }
@@ -160,6 +168,7 @@ impl<'s> Thread<'s> {
             catalogue: &self.catalogue,
             defaults: &self.defaults,
             learned: &self.learned,
+            seen_nodes: &self.seen_nodes,
             namespaces: &self.namespaces,
             live,
             channel_order: self.store.keeps_channel_order(),

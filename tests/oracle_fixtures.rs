@@ -180,6 +180,10 @@ fn covered(
             || (field == "tasks.id" && w.field == "tasks.id")
             // an interrupt id / task state depends on the task id
             || ((field == "tasks.state" || field == "interrupts") && w.field == "tasks.id")
+            // which tasks there are (LangGraph 0.2 names a plain edge's target only in the
+            // graph): their number, names, the set of `next`, their interrupts
+            || (w.field == "tasks"
+                && matches!(field, "tasks.len" | "tasks.name" | "next.set" | "next" | "interrupts"))
     })
 }
 

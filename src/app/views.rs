@@ -188,9 +188,20 @@ pub fn checkpoint_view(d: CheckpointData, latest: bool) -> CheckpointView {
         let view = p.value.view(o);
         let mut pv = preview(&view, PREVIEW);
         if p.kind == WriteKind::Interrupt {
-            if let Some(rmpv::Value::Array(items)) = p.value.as_value() {
-                let parsed: Vec<Interrupt> =
+            // LangGraph 0.2 wrote one Interrupt per write (no id), 1.x a list
+            let items = match p.value.as_value() {
+                Some(rmpv::Value::Array(items)) => Some(items.clone()),
+                Some(v) if Interrupt::from_value(v).is_some() => Some(vec![v.clone()]),
+                _ => None,
+            };
+            if let Some(items) = items {
+                let mut parsed: Vec<Interrupt> =
                     items.iter().filter_map(Interrupt::from_value).collect();
+                if snap.format.is_some() {
+                    for i in &mut parsed {
+                        i.id.clear();
+                    }
+                }
                 if !parsed.is_empty() {
                     pv = parsed
                         .iter()

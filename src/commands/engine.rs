@@ -210,6 +210,15 @@ fn preflight(
             pending: Vec::new(),
         });
     };
+    // a thread LangGraph 0.2 wrote: the engine writes 1.2's format and would mix the two
+    let cp = store.decode(&row)?;
+    if crate::snapshot::legacy::is_legacy(&cp) {
+        return Err(CliError(format!(
+            "{}: thread {thread:?} was written in the {}: the engine writes LangGraph 1.2's format and would mix the two on one thread (inspect it with show/history, or run a new thread)",
+            store.label(),
+            crate::snapshot::legacy::format_name(&cp)
+        )));
+    }
     let writes: Vec<(String, String, Value)> = store
         .writes(thread, "", &row.checkpoint_id)?
         .into_iter()

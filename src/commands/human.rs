@@ -295,6 +295,9 @@ pub fn snapshot_with(s: &Snapshot, o: &Layout, out: &mut dyn Write) -> std::io::
         )
     )?;
     writeln!(out, "created  {}", escape(&s.created_at))?;
+    if let Some(f) = &s.format {
+        writeln!(out, "format   {}", escape(f))?;
+    }
     writeln!(
         out,
         "parent   {}",
@@ -381,7 +384,16 @@ pub fn snapshot_with(s: &Snapshot, o: &Layout, out: &mut dyn Write) -> std::io::
             writeln!(
                 out,
                 "  {}  {}",
-                paint(&escape(&i.id), Color::Magenta, color),
+                paint(
+                    if i.id.is_empty() {
+                        "(no id)".into()
+                    } else {
+                        escape(&i.id)
+                    }
+                    .as_ref(),
+                    Color::Magenta,
+                    color
+                ),
                 preview(&to_view(&i.value, opts), 200)
             )?;
         }
@@ -415,7 +427,7 @@ pub fn snapshot_with(s: &Snapshot, o: &Layout, out: &mut dyn Write) -> std::io::
                 p.idx,
                 pad(&escape(&p.channel), cw),
                 paint(&pad(p.kind.label(), 9), kind_color(p.kind), color),
-                write_preview(p, opts)
+                write_preview(p, s.format.is_some(), opts)
             )?;
         }
     }
@@ -433,18 +445,25 @@ pub fn snapshot_with(s: &Snapshot, o: &Layout, out: &mut dyn Write) -> std::io::
 }
 
 /// An INTERRUPT write reads better as its questions and ids than as raw Interrupt objects.
-fn write_preview(p: &crate::snapshot::PendingWrite, opts: ViewOptions) -> String {
+fn write_preview(p: &crate::snapshot::PendingWrite, legacy: bool, opts: ViewOptions) -> String {
     if p.kind == WriteKind::Interrupt {
-        if let Some(rmpv::Value::Array(items)) = p.value.as_value() {
+        // LangGraph 0.2 wrote one Interrupt (with no id) per write, 1.x a list
+        let items = match p.value.as_value() {
+            Some(rmpv::Value::Array(items)) => items.clone(),
+            Some(v) => vec![v.clone()],
+            None => Vec::new(),
+        };
+        {
             let parts: Vec<String> = items
                 .iter()
                 .filter_map(crate::value::Interrupt::from_value)
-                .map(|i| {
-                    format!(
+                .map(|i| match legacy {
+                    true => preview(&to_view(&i.value, opts), 60),
+                    false => format!(
                         "{} (id {})",
                         preview(&to_view(&i.value, opts), 60),
                         escape(crate::text::head(&i.id, 8))
-                    )
+                    ),
                 })
                 .collect();
             if parts.len() == items.len() && !parts.is_empty() {

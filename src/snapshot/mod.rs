@@ -1,6 +1,7 @@
 //! Checkpoint + pending writes (+ topology) -> LangGraph's `StateSnapshot` (spec §11), the way
 //! `Pregel._prepare_state_snapshot` builds it. Pure: the caller reads the store.
 
+pub mod legacy;
 mod reducers;
 pub mod topology;
 
@@ -150,6 +151,9 @@ pub struct Snapshot {
     /// graph): the caller states it once, it is not part of [`Snapshot::to_json`].
     pub limitations: Vec<Warning>,
     pub live: bool,
+    /// An older checkpoint format read as its LangGraph version shows it (`None`: the current
+    /// one), named for humans: `LangGraph 0.2 checkpoint format (v1, …)`.
+    pub format: Option<String>,
 }
 
 /// Everything `derive` needs about one checkpoint.
@@ -171,6 +175,9 @@ pub struct Input<'a> {
     pub learned: &'a [(String, Learned)],
     /// Namespaces of this thread that hold checkpoints (to spot subgraph tasks without a spec).
     pub namespaces: &'a [String],
+    /// Nodes that ran on this thread and the trigger channels they saw (the newest checkpoint's
+    /// `versions_seen`): LangGraph 0.2's plain edges are named only by who they triggered.
+    pub seen_nodes: &'a [(String, Vec<String>)],
     /// `get_state` without a checkpoint id (true) vs a history item / addressed checkpoint.
     pub live: bool,
     /// The store keeps the saver's channel order (SQLite's msgpack blob does; Postgres's JSONB
@@ -259,6 +266,20 @@ fn triggered(node: &str, triggers: &[String], cp: &Checkpoint) -> Option<(usize,
     first
 }
 
+/// The triggers of `node` that fire at this checkpoint (LangGraph 0.2 hashes them into the id).
+fn fired_triggers(node: &str, triggers: &[String], cp: &Checkpoint) -> Vec<String> {
+    let seen = cp.seen(node);
+    triggers
+        .iter()
+        .filter(|ch| available(ch, cp))
+        .filter(|ch| {
+            let s = seen.and_then(|s| s.iter().find(|(k, _)| k == *ch).map(|(_, v)| v));
+            Version::gt(cp.version(ch), s)
+        })
+        .cloned()
+        .collect()
+}
+
 /// Build the snapshot LangGraph's `get_state` / `get_state_history` would return.
 pub fn derive(input: &Input) -> Snapshot {
     let cp = input.checkpoint;
@@ -293,6 +314,7 @@ pub fn derive(input: &Input) -> Snapshot {
         });
     }
     let cid = uuid::Uuid::try_parse(&row.checkpoint_id).ok();
+    let legacy = legacy::is_legacy(cp);
     if cid.is_none() {
         // LangGraph hashes the id's hex bytes into every task id: its own get_state raises
         // ValueError on such a checkpoint (binascii.unhexlify)
@@ -318,17 +340,23 @@ pub fn derive(input: &Input) -> Snapshot {
                 }
             }
             let id = cid
-                .map(|c| ids::push_task_id(&c, ns, task_step, &send.node, idx))
+                .map(|c| match legacy {
+                    true => ids::legacy_push_task_id(&c, ns, task_step, &send.node, idx),
+                    false => ids::push_task_id(&c, ns, task_step, &send.node, idx),
+                })
                 .unwrap_or_default();
+            let mut path = vec![
+                PathPart::Str("__pregel_push".into()),
+                PathPart::Int(idx as i64),
+            ];
+            if !legacy {
+                path.push(PathPart::Bool(false));
+            }
             planned.push(PlannedTask {
                 id,
                 id_confirmed: true,
                 name: send.node,
-                path: vec![
-                    PathPart::Str("__pregel_push".into()),
-                    PathPart::Int(idx as i64),
-                    PathPart::Bool(false),
-                ],
+                path,
                 order_key: None,
                 join_only: false,
             });
@@ -342,6 +370,7 @@ pub fn derive(input: &Input) -> Snapshot {
                 .iter()
                 .map(|n| (n.name.clone(), n.triggers.clone()))
                 .collect(),
+            None if legacy => legacy::inferred_nodes(cp, input.catalogue, input.seen_nodes),
             None => inferred_nodes(cp, input.catalogue),
         };
         for (name, triggers) in &nodes {
@@ -354,13 +383,27 @@ pub fn derive(input: &Input) -> Snapshot {
                 .iter()
                 .find(|w| w.task_path == path_str && w.task_id != NULL_TASK_ID)
                 .map(|w| w.task_id.clone());
-            let computed = cid.map(|c| ids::pull_task_id(&c, ns, task_step, name, triggers));
+            let computed = cid.map(|c| match legacy {
+                true => ids::legacy_pull_task_id(
+                    &c,
+                    ns,
+                    task_step,
+                    name,
+                    &fired_triggers(name, triggers, cp),
+                ),
+                false => ids::pull_task_id(&c, ns, task_step, name, triggers),
+            });
             // With the graph the formula is exact (§5.2); from the DB alone a task's own writes
             // are the authority and the formula is a fallback that may miss unseen join triggers.
+            // (0.2's writes name no task path: a write with the computed id confirms it.)
+            let legacy_confirmed = legacy
+                && computed
+                    .as_ref()
+                    .is_some_and(|c| input.writes.iter().any(|w| &w.task_id == c));
             let (id, id_confirmed) = match (input.topology, from_writes) {
                 (Some(_), _) => (computed.unwrap_or_default(), true),
                 (None, Some(w)) => (w, true),
-                (None, None) => (computed.unwrap_or_default(), false),
+                (None, None) => (computed.unwrap_or_default(), legacy_confirmed),
             };
             planned.push(PlannedTask {
                 id,
@@ -373,6 +416,9 @@ pub fn derive(input: &Input) -> Snapshot {
                 order_key: Some(pos),
                 join_only,
             });
+        }
+        if legacy && input.topology.is_none() {
+            unnamed_legacy_tasks(input, cid, task_step, &nodes, &mut planned, &mut warnings);
         }
         if input.topology.is_none() {
             let pull = &mut planned[n_push..];
@@ -425,13 +471,22 @@ pub fn derive(input: &Input) -> Snapshot {
         };
         for w in input.writes.iter().filter(|w| w.task_id == tid) {
             match w.channel.as_str() {
-                "__interrupt__" => match &w.value {
-                    Typed::Value(Value::Array(items)) => st
-                        .interrupts
-                        .extend(items.iter().filter_map(Interrupt::from_value)),
-                    Typed::Value(v) => st.interrupts.extend(Interrupt::from_value(v)),
-                    _ => {}
-                },
+                "__interrupt__" => {
+                    let from = st.interrupts.len();
+                    match &w.value {
+                        Typed::Value(Value::Array(items)) => st
+                            .interrupts
+                            .extend(items.iter().filter_map(Interrupt::from_value)),
+                        Typed::Value(v) => st.interrupts.extend(Interrupt::from_value(v)),
+                        _ => {}
+                    }
+                    if legacy {
+                        // LangGraph 0.2's Interrupt has no id
+                        for i in &mut st.interrupts[from..] {
+                            i.id.clear();
+                        }
+                    }
+                }
                 "__error__" => {
                     if st.error.is_none() {
                         st.error = Some(w.value.clone());
@@ -446,6 +501,17 @@ pub fn derive(input: &Input) -> Snapshot {
         st
     };
 
+    // LangGraph 0.2: a channel named after a node is that node's edge channel, not state (a
+    // state key may not share a node's name)
+    let node_names: Vec<String> = if legacy && input.topology.is_none() {
+        legacy::inferred_nodes(cp, input.catalogue, input.seen_nodes)
+            .into_iter()
+            .map(|(n, _)| n)
+            .chain(planned.iter().map(|t| t.name.clone()))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let state_keys: Vec<String> = match input.topology {
         Some(t) => t.state_keys.iter().map(|k| k.name.clone()).collect(),
         None => {
@@ -455,6 +521,7 @@ pub fn derive(input: &Input) -> Snapshot {
                 .map(|(k, _)| k.clone())
                 .chain(input.catalogue.iter().cloned())
                 .filter(|k| !is_reserved_channel(k))
+                .filter(|k| !node_names.contains(k))
                 .collect();
             let mut seen = std::collections::HashSet::new();
             keys.retain(|k| seen.insert(k.clone()));
@@ -467,7 +534,8 @@ pub fn derive(input: &Input) -> Snapshot {
     for p in planned {
         let st = status_of(&p.id);
         let finished = !st.output.is_empty();
-        let result = finished.then(|| {
+        // LangGraph 0.2.20 (checkpoint v1): PregelTask has no result
+        let result = (finished && cp.v > 1).then(|| {
             if let Some((_, v)) = st.output.iter().find(|(c, _)| c == "__return__") {
                 return TaskResult::Return(v.clone());
             }
@@ -520,9 +588,10 @@ pub fn derive(input: &Input) -> Snapshot {
             finished,
         });
     }
+    // LangGraph 0.2.20 (v1) lists every prepared task in `next`, finished or not
     let next = tasks
         .iter()
-        .filter(|t| !(input.live && t.finished))
+        .filter(|t| cp.v <= 1 || !(input.live && t.finished))
         .map(|t| t.name.clone())
         .collect();
 
@@ -544,7 +613,12 @@ pub fn derive(input: &Input) -> Snapshot {
         Some((_, vs)) => vs.push(v),
         None => groups.push((c.to_string(), vec![v])),
     };
-    for w in input.writes.iter().filter(|w| w.task_id == NULL_TASK_ID) {
+    // LangGraph 0.2.20 (v1) applies no pending writes to the values
+    for w in input
+        .writes
+        .iter()
+        .filter(|w| w.task_id == NULL_TASK_ID && cp.v > 1)
+    {
         if is_state_key(&w.channel) {
             push_write(&w.channel, w.value.clone().into_value());
         }
@@ -556,7 +630,7 @@ pub fn derive(input: &Input) -> Snapshot {
         input.learned,
         &mut warnings,
     );
-    if input.live {
+    if input.live && cp.v > 1 {
         let mut finished: Vec<&TaskSnapshot> = tasks.iter().filter(|t| t.finished).collect();
         finished.sort_by_key(|t| ids::task_path_str(&t.path));
         let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
@@ -649,6 +723,131 @@ pub fn derive(input: &Input) -> Snapshot {
             Vec::new()
         },
         live: input.live,
+        format: legacy.then(|| legacy::format_name(cp)),
+    }
+}
+
+/// LangGraph 0.2, from the DB alone: writes of a task no known node explains (its node never ran
+/// on this thread, so nothing names the plain edge that triggers it). The task is named by its
+/// interrupt's `ns` (0.2.6x+), or by matching its id against every known node name and every
+/// node channel that fired; otherwise it is shown as `?` with its writes, and a warning says
+/// what the format does not record. A node channel that fired with no known node listening to
+/// it is warned about too (the edge may lead to END, or to a node never seen here).
+fn unnamed_legacy_tasks(
+    input: &Input,
+    cid: Option<uuid::Uuid>,
+    task_step: i64,
+    nodes: &[(String, Vec<String>)],
+    planned: &mut Vec<PlannedTask>,
+    warnings: &mut Vec<Warning>,
+) {
+    let cp = input.checkpoint;
+    let ns = input.row.checkpoint_ns.as_str();
+    let names: Vec<&str> = nodes.iter().map(|(n, _)| n.as_str()).collect();
+    // node channels written at this checkpoint: a node name, available, newer than what any
+    // known listener saw
+    let fresh: Vec<(usize, &str)> = cp
+        .channel_values
+        .iter()
+        .enumerate()
+        .filter(|(_, (k, _))| names.contains(&k.as_str()) && available(k, cp))
+        .map(|(i, (k, _))| (i, k.as_str()))
+        .collect();
+    let mut unexplained: Vec<&str> = Vec::new();
+    for w in input.writes {
+        if w.task_id != NULL_TASK_ID
+            && !planned.iter().any(|t| t.id == w.task_id)
+            && !unexplained.contains(&w.task_id.as_str())
+        {
+            unexplained.push(&w.task_id);
+        }
+    }
+    let mut unnamed = Vec::new();
+    let any_extra = !unexplained.is_empty();
+    for tid in unexplained {
+        let from_ns = input
+            .writes
+            .iter()
+            .filter(|w| w.task_id == tid && w.channel == "__interrupt__")
+            .filter_map(|w| match &w.value {
+                Typed::Value(Value::Array(a)) => a.first().and_then(Interrupt::ns_of),
+                Typed::Value(v) => Interrupt::ns_of(v),
+                _ => None,
+            })
+            .find_map(|parts| {
+                let last = parts.last()?;
+                let (name, id) = last.rsplit_once(':')?;
+                (id == tid).then(|| name.to_string())
+            });
+        let by_id = || {
+            let c = cid?;
+            names.iter().find_map(|name| {
+                fresh.iter().find_map(|(pos, ch)| {
+                    let fired = vec![ch.to_string()];
+                    (ids::legacy_pull_task_id(&c, ns, task_step, name, &fired) == tid)
+                        .then(|| (name.to_string(), Some(*pos)))
+                })
+            })
+        };
+        let (name, pos) = match from_ns {
+            Some(n) => {
+                let pos = fresh.first().map(|(p, _)| *p);
+                (n, pos)
+            }
+            None => match by_id() {
+                Some(x) => x,
+                None => {
+                    unnamed.push(tid.to_string());
+                    ("?".to_string(), fresh.first().map(|(p, _)| *p))
+                }
+            },
+        };
+        planned.push(PlannedTask {
+            id: tid.to_string(),
+            id_confirmed: true,
+            path: vec![
+                PathPart::Str("__pregel_pull".into()),
+                PathPart::Str(name.clone()),
+            ],
+            name,
+            order_key: pos,
+            join_only: false,
+        });
+    }
+    let format = legacy::format_name(cp);
+    if !unnamed.is_empty() {
+        let via = fresh.iter().map(|(_, c)| *c).collect::<Vec<_>>().join(", ");
+        {
+            warnings.push(Warning {
+                field: "tasks".into(),
+                message: format!(
+                    "task {} has writes here but its node is not named in the DB: in the {format} a plain edge{} leads to a node named only in the graph, and that node never ran on this thread (pass --topology to name it)",
+                    unnamed.join(", "),
+                    if via.is_empty() { String::new() } else { format!(" from {via}") },
+                ),
+            });
+        }
+    } else if !any_extra {
+        let listened: Vec<&str> = nodes
+            .iter()
+            .flat_map(|(_, t)| t.iter().map(String::as_str))
+            .collect();
+        let open: Vec<&str> = fresh
+            .iter()
+            .map(|(_, c)| *c)
+            .filter(|c| !listened.contains(c))
+            .filter(|c| !planned.iter().any(|t| t.name == *c))
+            .collect();
+        if !open.is_empty() {
+            warnings.push(Warning {
+                field: "tasks".into(),
+                message: format!(
+                    "{} wrote {}: in the {format} a plain edge from a node leads to a node named only in the graph — here to END, or to a node that never ran on this thread and would be next (pass --topology to know)",
+                    open.join(", "),
+                    if open.len() == 1 { "its edge channel" } else { "their edge channels" },
+                ),
+            });
+        }
     }
 }
 
@@ -717,7 +916,8 @@ impl Snapshot {
                     .collect(),
             )
         };
-        let interrupt_json = |i: &Interrupt| json!({"value": to_view(&i.value, opts), "id": i.id});
+        // LangGraph 0.2's interrupts have no id (read with an empty one)
+        let interrupt_json = |i: &Interrupt| json!({"value": to_view(&i.value, opts), "id": (!i.id.is_empty()).then_some(&i.id)});
         let tasks: Vec<Json> = self
             .tasks
             .iter()

@@ -124,23 +124,11 @@ pub struct Interrupt {
 
 impl Interrupt {
     /// Read an Interrupt from its msgpack form. Legacy payloads with `ns` and no `id` get the id
-    /// `xxh3_128_hexdigest("|".join(ns))` (spec §5.6).
+    /// `xxh3_128_hexdigest("|".join(ns))` (spec §5.6). LangGraph 0.2.x wrote Interrupts with no
+    /// id at all (`langgraph.constants.Interrupt(value, when)` in 0.2.20, `langgraph.types.
+    /// Interrupt(value, resumable, ns, when)` in 0.2.76): read with an empty id.
     pub fn from_value(v: &Value) -> Option<Interrupt> {
-        let Value::Ext(code, data) = v else {
-            return None;
-        };
-        let Ext::Constructor {
-            module, name, arg, ..
-        } = Ext::parse(*code, data)
-        else {
-            return None;
-        };
-        if module != "langgraph.types" || name != "Interrupt" {
-            return None;
-        }
-        let Value::Map(fields) = arg else {
-            return None;
-        };
+        let fields = interrupt_fields(v)?;
         let get = |k: &str| {
             fields
                 .iter()
@@ -149,22 +137,30 @@ impl Interrupt {
         };
         let id = match get("id").as_ref().and_then(Value::as_str) {
             Some(id) => id.to_string(),
-            None => {
-                let ns: Vec<String> = match get("ns") {
-                    Some(Value::Array(parts)) => parts
-                        .iter()
-                        .filter_map(|p| p.as_str().map(str::to_string))
-                        .collect(),
-                    _ => return None,
-                };
-                crate::ids::xxh3_hex(ns.join("|").as_bytes())
-            }
+            None => match Interrupt::ns_of(v) {
+                Some(ns) => crate::ids::xxh3_hex(ns.join("|").as_bytes()),
+                None => String::new(),
+            },
         };
         Some(Interrupt {
             value: get("value").unwrap_or(Value::Nil),
             id,
             response_schema: get("response_schema").unwrap_or(Value::Nil),
         })
+    }
+
+    /// The `ns` a legacy (LangGraph 0.2.6x–0.3) Interrupt carries: `["node:task_id", …]`.
+    pub fn ns_of(v: &Value) -> Option<Vec<String>> {
+        let fields = interrupt_fields(v)?;
+        match fields.iter().find(|(k, _)| k.as_str() == Some("ns")) {
+            Some((_, Value::Array(parts))) => Some(
+                parts
+                    .iter()
+                    .filter_map(|p| p.as_str().map(str::to_string))
+                    .collect(),
+            ),
+            _ => None,
+        }
     }
 
     /// The msgpack form LangGraph writes: `Ext(2, ["langgraph.types","Interrupt",{value,id,response_schema}])`.
@@ -183,7 +179,28 @@ impl Interrupt {
     }
 }
 
-/// `langgraph.types.Send` (ext 1, `[node, arg]`).
+/// The keyword fields of an Interrupt (`langgraph.types`, or `langgraph.constants` in 0.2.20).
+fn interrupt_fields(v: &Value) -> Option<Vec<(Value, Value)>> {
+    let Value::Ext(code, data) = v else {
+        return None;
+    };
+    let Ext::Constructor {
+        module, name, arg, ..
+    } = Ext::parse(*code, data)
+    else {
+        return None;
+    };
+    if !matches!(module.as_str(), "langgraph.types" | "langgraph.constants") || name != "Interrupt"
+    {
+        return None;
+    }
+    match arg {
+        Value::Map(fields) => Some(fields),
+        _ => None,
+    }
+}
+
+/// `langgraph.types.Send` (ext 1, `[node, arg]`; `langgraph.constants.Send` in LangGraph 0.2).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Send {
     pub node: String,
@@ -198,13 +215,17 @@ impl Send {
         match Ext::parse(*code, data) {
             Ext::Constructor {
                 module, name, arg, ..
-            } if module == "langgraph.types" && name == "Send" => match arg {
-                Value::Array(a) if a.len() >= 2 => Some(Send {
-                    node: a[0].as_str()?.to_string(),
-                    arg: a[1].clone(),
-                }),
-                _ => None,
-            },
+            } if matches!(module.as_str(), "langgraph.types" | "langgraph.constants")
+                && name == "Send" =>
+            {
+                match arg {
+                    Value::Array(a) if a.len() >= 2 => Some(Send {
+                        node: a[0].as_str()?.to_string(),
+                        arg: a[1].clone(),
+                    }),
+                    _ => None,
+                }
+            }
             _ => None,
         }
     }

@@ -21,8 +21,15 @@ import sqlite3
 import sys
 import uuid
 
-import ormsgpack
-from langgraph._internal._typing import MISSING
+try:
+    import ormsgpack
+except ImportError:  # langgraph 0.2.20's serializer uses msgpack (tests/oracle/v02)
+    ormsgpack = None
+    import msgpack
+try:
+    from langgraph._internal._typing import MISSING
+except ImportError:  # langgraph 0.2.x
+    MISSING = object()
 from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -129,6 +136,8 @@ def _ext_hook(code, data):
 
 
 def _unpack(data: bytes):
+    if ormsgpack is None:
+        return msgpack.unpackb(data, ext_hook=_ext_hook, strict_map_key=False, raw=False)
     return ormsgpack.unpackb(data, ext_hook=_ext_hook, option=ormsgpack.OPT_NON_STR_KEYS)
 
 
@@ -278,20 +287,26 @@ def _values_json(values):
     return view(values)  # a non-dict state (root schema), not used by our graphs
 
 
+def _interrupt_json(i):
+    # langgraph 0.2.x: Interrupt(value, resumable, ns, when) has no id
+    return {"value": view(i.value), "id": getattr(i, "id", None)}
+
+
 def _task_json(t):
-    if t.result is None:
+    res = getattr(t, "result", None)  # PregelTask.result: langgraph >= 0.2.6x
+    if res is None:
         result = None
-    elif isinstance(t.result, dict):
-        result = {k: view(v) for k, v in t.result.items()}
+    elif isinstance(res, dict):
+        result = {k: view(v) for k, v in res.items()}
     else:
-        result = view(t.result)
+        result = view(res)
     return {
         "id": t.id,
         "name": t.name,
         "path": _json_plain(t.path),
         # SqliteSaver hands back the stored repr string; a live exception object is shown as str(exc).
         "error": str(t.error) if isinstance(t.error, BaseException) else t.error,
-        "interrupts": [{"value": view(i.value), "id": i.id} for i in t.interrupts],
+        "interrupts": [_interrupt_json(i) for i in t.interrupts],
         "result": result,
         "state": _json_plain(t.state) if isinstance(t.state, dict) else None,
     }
@@ -314,7 +329,9 @@ def snapshot_json(s, saver) -> dict:
         "values": _values_json(s.values),
         "next": list(s.next),
         "tasks": [_task_json(t) for t in s.tasks],
-        "interrupts": [{"value": view(i.value), "id": i.id} for i in s.interrupts],
+        # StateSnapshot.interrupts: langgraph >= 0.3; before, the tasks' interrupts in task order
+        "interrupts": [_interrupt_json(i) for i in (
+            s.interrupts if hasattr(s, "interrupts") else [i for t in s.tasks for i in t.interrupts])],
         "pending_writes": pending,
     }
 
@@ -333,7 +350,8 @@ def topology(graph) -> dict:
         default = None
         if isinstance(ch, BinaryOperatorAggregate):
             # the channel's initial value: typ() when constructible, else MISSING (shown as None)
-            v = ch.copy().value
+            # copy(): langgraph >= 0.3; before, the graph's channel object holds the initial value
+            v = ch.copy().value if hasattr(ch, "copy") else getattr(ch, "value", MISSING)
             default = None if v is MISSING else view(v)
         channels[name] = {
             "kind": type(ch).__name__,
@@ -344,7 +362,7 @@ def topology(graph) -> dict:
         "nodes": [{"name": n, "triggers": list(node.triggers)} for n, node in graph.nodes.items()],
         "state_keys": state_keys,
         "channels": channels,
-        "subgraphs": [n for n, node in graph.nodes.items() if node.subgraphs],
+        "subgraphs": [n for n, node in graph.nodes.items() if getattr(node, "subgraphs", None)],
     }
 
 
@@ -391,7 +409,14 @@ def _versions() -> dict:
     pkgs = ["langgraph", "langgraph-checkpoint", "langgraph-checkpoint-sqlite", "ormsgpack"]
     if ORACLE_PG:
         pkgs += ["langgraph-checkpoint-postgres", "psycopg"]
-    return {p: importlib.metadata.version(p) for p in pkgs}
+    out = {}
+    for p in pkgs + ["msgpack"]:
+        try:
+            out[p] = importlib.metadata.version(p)
+        except importlib.metadata.PackageNotFoundError:
+            if p not in ("ormsgpack", "msgpack"):
+                raise
+    return out
 
 
 def _script_name() -> str:

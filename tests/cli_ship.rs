@@ -74,6 +74,35 @@ fn every_fixture_was_generated_by_the_pinned_versions() {
         let Some(versions) = json.get("versions") else {
             continue;
         };
+        // an older LangGraph on purpose (tests/oracle/v02: `"format": "langgraph 0.2.20"`): its own pins
+        if let Some(old) = json
+            .get("format")
+            .and_then(|f| f.as_str())
+            .and_then(|f| f.strip_prefix("langgraph "))
+        {
+            let req = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("tests/oracle/v02/requirements-{old}.txt"));
+            let pins =
+                std::fs::read_to_string(&req).unwrap_or_else(|e| panic!("{}: {e}", req.display()));
+            for name in [
+                "langgraph",
+                "langgraph-checkpoint",
+                "langgraph-checkpoint-sqlite",
+            ] {
+                let pinned = pins
+                    .lines()
+                    .find_map(|l| l.strip_prefix(&format!("{name}==")));
+                assert_eq!(
+                    versions.get(name).and_then(|v| v.as_str()),
+                    pinned,
+                    "{}: versions.{name} (pinned in {})",
+                    path.display(),
+                    req.display()
+                );
+            }
+            checked += 1;
+            continue;
+        }
         for (name, version) in superstep::versions::PROVED_AGAINST {
             assert_eq!(
                 versions.get(name).and_then(|v| v.as_str()),

@@ -89,6 +89,7 @@ fn error_kind(e: &EngineError) -> String {
         EngineError::MultiplePendingInterrupts { .. } => "RuntimeError".into(),
         EngineError::EmptyInput(_) => "EmptyInputError".into(),
         EngineError::Update(_) | EngineError::InvalidUpdate(_) => "InvalidUpdateError".into(),
+        EngineError::Raised(f) => f.kind.clone(),
         other => format!("Other({other})"),
     }
 }
@@ -298,4 +299,27 @@ fn subgraph_namespaces_are_compared() {
         theirs.to_string().contains("from subgraph"),
         "parent task should quote the subgraph's interrupt"
     );
+}
+
+#[test]
+fn every_spec_reports_the_topology_langgraph_compiles() {
+    // the spec's own Topology (what the inspector gets when a spec is loaded) against the one
+    // common.py::topology() dumped from the twin StateGraph LangGraph compiled from the same spec
+    use superstep::snapshot::topology::Topology;
+    let dir = root().join("tests/differential/scenarios");
+    let mut checked = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let file = expected_dir().join(format!("{name}.topology.json"));
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let theirs = Topology::from_oracle_json(&serde_json::from_str(&text).unwrap()).unwrap();
+        let lg = superstep::spec::load(&root().join(format!("graphs/{name}.json"))).unwrap();
+        let ours = lg.graph.topology();
+        assert_eq!(ours.nodes, theirs.nodes, "{name}: nodes and triggers");
+        assert_eq!(ours.state_keys, theirs.state_keys, "{name}: state keys");
+        checked += 1;
+    }
+    assert!(checked >= 25, "{checked}");
 }

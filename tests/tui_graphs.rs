@@ -35,7 +35,9 @@ fn every_graph_runs_to_its_first_pause_in_the_tui() {
         );
         let paused = ["interrupt in", "paused before", "error in", "done"]
             .iter()
-            .any(|k| status.contains(k));
+            .any(|k| status.contains(k))
+            // the conflict graphs show LangGraph raising while it applies a step's writes
+            || (name.starts_with("conflict") && status.contains("InvalidUpdateError"));
         assert!(paused, "{name}: no pause in the status line:\n{status}");
         n += 1;
     }

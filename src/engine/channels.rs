@@ -15,6 +15,17 @@ pub enum ReducerFn {
     Code(String),
 }
 
+impl ReducerFn {
+    /// The reducer's identity in a topology.
+    pub fn id(&self) -> crate::snapshot::topology::ReducerId {
+        use crate::snapshot::topology::ReducerId;
+        match self {
+            ReducerFn::Add => ReducerId::Add,
+            ReducerFn::Code(f) => ReducerId::Starlark(f.clone()),
+        }
+    }
+}
+
 /// The channel kinds a StateGraph compiles to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChannelKind {
@@ -218,8 +229,9 @@ impl Channel {
                     return Ok(false);
                 }
                 if values.len() != 1 {
-                    return Err(EngineError::InvalidUpdate(format!(
-                        "At key '{key}': Can receive only one value per step. Use an Annotated key to handle multiple values."
+                    return Err(EngineError::InvalidUpdate(super::error_message(
+                        &format!("At key '{key}': Can receive only one value per step. Use an Annotated key to handle multiple values."),
+                        "INVALID_CONCURRENT_GRAPH_UPDATE",
                     )));
                 }
                 let v = values[0].clone();
@@ -244,9 +256,10 @@ impl Channel {
                     if let Some(o) = overwrite_value(v) {
                         if seen_overwrite {
                             self.content = Content::Value(current);
-                            return Err(EngineError::InvalidUpdate(
-                                "Can receive only one Overwrite value per super-step.".into(),
-                            ));
+                            return Err(EngineError::InvalidUpdate(super::error_message(
+                                "Can receive only one Overwrite value per super-step.",
+                                "INVALID_CONCURRENT_GRAPH_UPDATE",
+                            )));
                         }
                         seen_overwrite = true;
                         current = o;

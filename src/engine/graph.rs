@@ -2,7 +2,7 @@
 //! channels in spec order, nodes with triggers and writers.
 
 use super::channels::{ChannelKind, ReducerFn};
-use crate::snapshot::topology::{NodeTopo, Reducer, StateKey, Topology};
+use crate::snapshot::topology::{ChannelKind as TopoKind, NodeTopo, StateKey, Topology};
 use crate::spec::model::{Breakpoints, GraphSpec, ReducerSpec, RetrySpec, END, START};
 use crate::value::from_view;
 use rmpv::Value;
@@ -197,22 +197,16 @@ impl Graph {
                 .state_keys
                 .iter()
                 .map(|k| {
-                    let (reducer, default) = match self.channel_kind(k) {
-                        Some(ChannelKind::Reducer {
-                            reducer: ReducerFn::Add,
-                            default,
-                        }) => (Reducer::Add, default.clone()),
-                        Some(ChannelKind::Reducer {
-                            reducer: ReducerFn::Code(f),
-                            default,
-                        }) => (Reducer::Other(f.clone()), default.clone()),
-                        _ => (Reducer::LastValue, None),
+                    let (kind, default) = match self.channel_kind(k) {
+                        Some(ChannelKind::Reducer { reducer, default }) => (
+                            TopoKind::BinaryOperatorAggregate {
+                                reducer: reducer.id(),
+                            },
+                            default.clone(),
+                        ),
+                        _ => (TopoKind::LastValue, None),
                     };
-                    StateKey {
-                        name: k.clone(),
-                        reducer,
-                        default,
-                    }
+                    StateKey::new(k, kind, default)
                 })
                 .collect(),
         }

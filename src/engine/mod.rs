@@ -24,6 +24,7 @@ pub mod clock;
 pub mod graph;
 pub mod interrupts;
 pub mod pregel;
+mod py_printable;
 pub mod runner;
 pub mod saver;
 pub mod tasks;
@@ -38,7 +39,9 @@ use rmpv::Value;
 /// Errors that stop a run (they are user-visible; the DB is left as LangGraph would leave it).
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error("InvalidUpdateError: {0}")]
+    /// Python's `str(exc)`, which may run over lines (LangGraph's troubleshooting link); shown
+    /// on one line.
+    #[error("InvalidUpdateError: {}", .0.replace('\n', " "))]
     InvalidUpdate(String),
     #[error("reducer of '{key}' failed: {message}")]
     Reducer { key: String, message: String },
@@ -62,8 +65,26 @@ pub enum EngineError {
         expected: String,
         found: String,
     },
+    /// An exception raised by the graph's code outside a task (a node's writers run by
+    /// `update_state`): its `repr`.
+    #[error("{}", .0.headline())]
+    Raised(Failure),
     #[error("{0}")]
     Other(String),
+}
+
+impl EngineError {
+    /// The exception a parent task sees when a subgraph run raises this error.
+    pub fn as_failure(&self) -> Failure {
+        match self {
+            EngineError::InvalidUpdate(m) | EngineError::Update(m) => {
+                Failure::new("InvalidUpdateError", m)
+            }
+            EngineError::EmptyInput(m) => Failure::new("EmptyInputError", m),
+            EngineError::Raised(f) => f.clone(),
+            other => Failure::new("RuntimeError", &other.to_string()),
+        }
+    }
 }
 
 /// A node failed: Python's exception class name (for `retry_on`) and `repr(exc)` (what LangGraph
@@ -75,6 +96,18 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// `Kind: args` (the repr's arguments after the class name), the way a traceback's last
+    /// line names the exception.
+    pub fn headline(&self) -> String {
+        let args = self
+            .repr
+            .strip_prefix(self.kind.as_str())
+            .and_then(|r| r.strip_prefix('('))
+            .and_then(|r| r.strip_suffix(')'))
+            .unwrap_or(&self.repr);
+        format!("{}: {args}", self.kind)
+    }
+
     pub fn new(kind: &str, message: &str) -> Failure {
         Failure {
             kind: kind.to_string(),
@@ -155,7 +188,30 @@ pub trait NodeCode {
     fn reduce(&self, func: &str, current: &Value, update: &Value) -> Result<Value, String>;
 }
 
-/// Python's `repr(str)`.
+/// `langgraph.errors.create_error_message`: the message and its troubleshooting link.
+pub fn error_message(message: &str, error_code: &str) -> String {
+    format!("{message}\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langgraph/errors/{error_code}")
+}
+
+/// Python's `str.isprintable()` for one character.
+pub fn py_printable(c: char) -> bool {
+    let c = c as u32;
+    py_printable::NOT_PRINTABLE
+        .binary_search_by(|&(a, b)| {
+            if b < c {
+                std::cmp::Ordering::Less
+            } else if a > c {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_err()
+}
+
+/// Python's `repr(str)`: single quotes unless the text has `'` and no `"`; `\\`, `\t`, `\n`,
+/// `\r`, the quote, and every character `str.isprintable()` rejects escaped (`\xhh`, `\uhhhh`,
+/// `\Uhhhhhhhh`).
 pub fn py_repr_str(s: &str) -> String {
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
@@ -174,17 +230,22 @@ pub fn py_repr_str(s: &str) -> String {
                 out.push('\\');
                 out.push(c)
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if (0x80..0xa0).contains(&(c as u32)) => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
+            c if py_printable(c) => out.push(c),
+            c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push_str(&format!("\\U{:08x}", c as u32)),
         }
     }
     out.push(quote);
     out
+}
+
+/// Python's `str(v)` (what an f-string shows): a string as it is, anything else as `repr`.
+pub fn py_str(v: &Value) -> String {
+    match v {
+        Value::String(s) => String::from_utf8_lossy(s.as_bytes()).into_owned(),
+        other => py_repr(other),
+    }
 }
 
 /// An approximation of Python's `repr()` for msgpack values (error messages).
@@ -211,12 +272,52 @@ pub fn py_repr(v: &Value) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        Value::Ext(..) => {
+        Value::Ext(code, data) => ext_repr(*code, data).unwrap_or_else(|| {
             let j = crate::value::to_view(v, crate::value::ViewOptions::default());
             match j.get("__type__").and_then(|t| t.as_str()) {
                 Some(t) => format!("{}(...)", t.rsplit('.').next().unwrap_or(t)),
                 None => j.to_string(),
             }
-        }
+        }),
+    }
+}
+
+/// `repr()` of the LangGraph objects node code returns: `Send(node='w', arg={...})`,
+/// `Command(...)` (truthy fields), `Interrupt(value=..., id='...')`.
+fn ext_repr(code: i8, data: &[u8]) -> Option<String> {
+    use crate::value::ext::Ext;
+    let Ext::Constructor {
+        module, name, arg, ..
+    } = Ext::parse(code, data)
+    else {
+        return None;
+    };
+    if module != "langgraph.types" {
+        return None;
+    }
+    let field = |m: &[(Value, Value)], k: &str| {
+        m.iter()
+            .find(|(f, _)| f.as_str() == Some(k))
+            .map(|(_, v)| v.clone())
+            .unwrap_or(Value::Nil)
+    };
+    match (name.as_str(), &arg) {
+        ("Send", Value::Array(a)) if a.len() == 2 => Some(format!(
+            "Send(node={}, arg={})",
+            py_repr(&a[0]),
+            py_repr(&a[1])
+        )),
+        ("Send", Value::Map(m)) => Some(format!(
+            "Send(node={}, arg={})",
+            py_repr(&field(m, "node")),
+            py_repr(&field(m, "arg"))
+        )),
+        ("Command", Value::Map(_)) => Some(runner::command_repr(&Value::Ext(code, data.to_vec()))),
+        ("Interrupt", Value::Map(m)) => Some(format!(
+            "Interrupt(value={}, id={})",
+            py_repr(&field(m, "value")),
+            py_repr(&field(m, "id"))
+        )),
+        _ => None,
     }
 }

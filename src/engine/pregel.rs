@@ -172,6 +172,13 @@ pub struct Engine<'g> {
     /// A task of the last step returned `Command(graph=PARENT)` (graph cleared): a subgraph
     /// engine hands it to its parent task; at the root it ends the run as `ParentCommand`.
     bubbled: Option<Value>,
+    /// The step failed after its tasks ran (applying their writes raised): LangGraph has saved
+    /// every finished task's writes (and their subgraphs' checkpoints) by then, so they are
+    /// committed rather than discarded.
+    keep_on_error: bool,
+    /// The report of the last step that failed applying its writes (its tasks did run, or were
+    /// reused): what a debugger shows beside the error.
+    failed_step: Option<StepReport>,
 }
 
 struct Reducer<'a>(&'a dyn NodeCode);
@@ -203,6 +210,8 @@ impl<'g> Engine<'g> {
             interrupt_after: graph.interrupt_after.clone(),
             run: None,
             bubbled: None,
+            keep_on_error: false,
+            failed_step: None,
         }
     }
 
@@ -280,6 +289,11 @@ impl<'g> Engine<'g> {
     /// checkpoint and any NULL writes (one transaction). Returns whether there is work to step.
     pub fn start(&mut self, input: Input, checkpoint_id: Option<&str>) -> Result<(), EngineError> {
         self.run = None;
+        // `invoke(None)`: a null input is no input — continue (EmptyInputError on a new thread)
+        let input = match input {
+            Input::Value(Value::Nil) => Input::Continue,
+            other => other,
+        };
         self.read_head()?;
         let result = self.first(input, checkpoint_id);
         match result.and_then(|()| self.commit()) {
@@ -603,6 +617,8 @@ impl<'g> Engine<'g> {
     /// One superstep: prepare tasks, check `interrupt_before`, run what has not run, apply the
     /// writes, save the checkpoint, check `interrupt_after`. Its rows land in one transaction.
     pub fn step(&mut self) -> Result<StepReport, EngineError> {
+        self.keep_on_error = false;
+        self.failed_step = None;
         let result = self.tick();
         match result {
             Ok(r) => {
@@ -620,8 +636,14 @@ impl<'g> Engine<'g> {
                 Ok(r)
             }
             Err(e) => {
+                // a step that fails applying its tasks' writes (InvalidUpdateError) keeps those
+                // writes and the subgraph checkpoints behind them, as LangGraph does: one
+                // transaction, no checkpoint for the step
+                let kept = std::mem::take(&mut self.keep_on_error);
+                let committed = if kept { self.commit() } else { Ok(()) };
                 self.discard();
                 self.run = None;
+                committed?;
                 Err(e)
             }
         }
@@ -834,7 +856,16 @@ impl<'g> Engine<'g> {
         }
         // after_tick
         let mut tw: Vec<TaskWrites> = tasks.iter().map(TaskWrites::from).collect();
-        let updated = self.apply(&mut run.state, &mut tw)?;
+        // what the tasks wrote is saved whatever apply_writes does with it
+        self.keep_on_error = true;
+        let updated = match self.apply(&mut run.state, &mut tw) {
+            Ok(u) => u,
+            Err(e) => {
+                self.failed_step = Some(report);
+                return Err(e);
+            }
+        };
+        self.keep_on_error = false;
         run.pending.clear();
         run.is_replaying = false;
         run.first_tick_resuming = false;
@@ -890,6 +921,8 @@ impl<'g> Engine<'g> {
             interrupt_after: child.graph.interrupt_after.clone(),
             run: None,
             bubbled: None,
+            keep_on_error: false,
+            failed_step: None,
         };
         let input = task.node_input(&run.state, self.graph).to_value();
         let failed = |f: super::Failure| Executed {
@@ -898,7 +931,7 @@ impl<'g> Engine<'g> {
             attempts: 1,
         };
         if let Err(err) = e.first(Input::Value(input), None) {
-            return failed(super::Failure::new("RuntimeError", &err.to_string()));
+            return failed(err.as_failure());
         }
         let pause = loop {
             match e.tick() {
@@ -907,7 +940,7 @@ impl<'g> Engine<'g> {
                         break p;
                     }
                 }
-                Err(err) => return failed(super::Failure::new("RuntimeError", &err.to_string())),
+                Err(err) => return failed(err.as_failure()),
             }
         };
         if let Some(cmd) = e.bubbled.take() {
@@ -963,6 +996,12 @@ impl<'g> Engine<'g> {
                 &format!("Recursion limit of {n} reached without hitting a stop condition. You can increase the limit by setting the `recursion_limit` config key."),
             )),
         }
+    }
+
+    /// When the last `step` failed applying its tasks' writes (InvalidUpdateError), what those
+    /// tasks did: run (with their effects) or reused from the DB. Their writes are saved.
+    pub fn failed_step(&self) -> Option<&StepReport> {
+        self.failed_step.as_ref()
     }
 
     /// Step until a pause (done, breakpoint, interrupt, error, recursion limit).

@@ -90,10 +90,8 @@ pub fn writer_writes(
     match node_writes(graph, state, &task, values, code, &mut cx, &mut writes) {
         Ok(()) => Ok(writes),
         Err(NodeError::Failed(f)) => Err(f),
-        Err(NodeError::Interrupt) => Err(Failure::new(
-            "RuntimeError",
-            "interrupt() called in a conditional edge during update_state",
-        )),
+        // `interrupt()` outside a task: LangGraph's lookup of the task's scratchpad fails
+        Err(NodeError::Interrupt) => Err(Failure::new("KeyError", "__pregel_scratchpad")),
         Err(NodeError::ParentCommand(c)) => Err(Failure::new("ParentCommand", &command_repr(&c))),
     }
 }
@@ -173,13 +171,17 @@ pub fn run_task(
             None => Ok(task.input.clone().unwrap_or(Value::Nil)),
             Some(f) => code.call_node(f, &task.node_input(state, graph), cx),
         };
+        // `task.writes`: what the node's interrupts sent, then what its writers wrote — kept
+        // when a writer (a conditional edge) fails or interrupts part way, as LangGraph keeps
+        // them in the task
+        let mut writes: Vec<(String, Value)> = Vec::new();
         let result = result.and_then(|ret| {
-            let mut writes = std::mem::take(&mut cx.writes);
-            node_writes(graph, state, task, &ret, code, cx, &mut writes)?;
-            Ok(writes)
+            writes = std::mem::take(&mut cx.writes);
+            node_writes(graph, state, task, &ret, code, cx, &mut writes)
         });
+        writes.append(&mut cx.writes);
         match result {
-            Ok(writes) => {
+            Ok(()) => {
                 return Executed {
                     writes,
                     outcome: Outcome::Done,
@@ -197,7 +199,7 @@ pub fn run_task(
             Err(NodeError::Interrupt) => {
                 let it = cx.interrupt.clone().expect("interrupt sets its payload");
                 return Executed {
-                    writes: std::mem::take(&mut cx.writes),
+                    writes,
                     outcome: Outcome::Interrupted(vec![it]),
                     attempts,
                 };
@@ -210,7 +212,7 @@ pub fn run_task(
                     }
                 }
                 return Executed {
-                    writes: std::mem::take(&mut cx.writes),
+                    writes,
                     outcome: Outcome::Failed(f),
                     attempts,
                 };
@@ -327,14 +329,21 @@ fn get_updates(graph: &Graph, ret: &Value) -> Result<Vec<(String, Value)>, Failu
         Value::Nil => Ok(Vec::new()),
         Value::Map(m) => Ok(m
             .iter()
-            .filter_map(|(k, v)| k.as_str().filter(|k| keep(k)).map(|k| (k.to_string(), v.clone())))
+            .filter_map(|(k, v)| {
+                k.as_str()
+                    .filter(|k| keep(k))
+                    .map(|k| (k.to_string(), v.clone()))
+            })
             .collect()),
         v if command_fields(v).is_some() => {
             let f = command_fields(v).unwrap();
             if field(&f, "graph").as_str() == Some("__parent__") {
                 return Ok(Vec::new());
             }
-            Ok(update_tuples(field(&f, "update")).into_iter().filter(|(k, _)| keep(k)).collect())
+            Ok(update_tuples(field(&f, "update"))
+                .into_iter()
+                .filter(|(k, _)| keep(k))
+                .collect())
         }
         Value::Array(items) if items.iter().any(|i| command_fields(i).is_some()) => {
             let mut out = Vec::new();
@@ -343,9 +352,23 @@ fn get_updates(graph: &Graph, ret: &Value) -> Result<Vec<(String, Value)>, Failu
             }
             Ok(out)
         }
-        other => Err(invalid_update(&format!(
-            "Expected dict, got {}\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langgraph/errors/INVALID_GRAPH_NODE_RETURN_VALUE",
-            py_repr_value(other)
+        // an object with annotated fields (`Send` has `node: str`, `arg: Any`): its attributes
+        // named like state keys are written, unless None (`get_update_as_tuples`)
+        v if Send::from_value(v).is_some() => {
+            let send = Send::from_value(v).unwrap();
+            Ok(graph
+                .state_keys
+                .iter()
+                .filter_map(|k| match k.as_str() {
+                    "node" => Some((k.clone(), Value::from(send.node.as_str()))),
+                    "arg" if !send.arg.is_nil() => Some((k.clone(), send.arg.clone())),
+                    _ => None,
+                })
+                .collect())
+        }
+        other => Err(invalid_update(&super::error_message(
+            &format!("Expected dict, got {}", super::py_str(other)),
+            "INVALID_GRAPH_NODE_RETURN_VALUE",
         ))),
     }
 }
@@ -461,7 +484,11 @@ fn node_writes(
             Writer::Join(ch) => writes.push((ch.clone(), Value::from(task.name.as_str()))),
             Writer::Branch { path, path_map } => {
                 let fresh = fresh_state(graph, state, writes, code).map_err(fail)?;
-                let result = code.call_path(path, &fresh, cx)?;
+                let result = code.call_path(path, &fresh, cx);
+                // an interrupt() in the path function sends its RESUME into the task's writes
+                // here, between the node's writes and the branch's
+                writes.append(&mut cx.writes);
+                let result = result?;
                 let results = match result {
                     Value::Array(a) => a,
                     other => vec![other],

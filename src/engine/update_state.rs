@@ -239,8 +239,8 @@ impl<'g> Engine<'g> {
                 .unwrap_or_else(|| update_task_id(&uuid::Uuid::try_parse(&state.id).unwrap(), 0));
                 let path = vec![PathPart::Str("__interrupt__".into()), PathPart::Int(0)];
                 let ret = values.unwrap_or(Value::Nil);
-                let writes = writer_writes(graph, &state, &node, &ret, code)
-                    .map_err(|f| EngineError::Update(f.repr))?;
+                let writes =
+                    writer_writes(graph, &state, &node, &ret, code).map_err(EngineError::Raised)?;
                 if let Some(sid) = &saved_id {
                     if !superseded {
                         let rows: Vec<(String, Value)> = writes

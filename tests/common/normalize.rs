@@ -387,7 +387,9 @@ impl Normalizer {
             if only.is_some_and(|o| !o.contains(&tid)) {
                 continue;
             }
-            // every namespace of the thread; labels are global to the thread (creation order)
+            // every namespace of the thread; labels count creation order within a namespace
+            // (LangGraph runs parallel subgraphs on threads: the interleaving of their
+            // checkpoints with each other is not deterministic, the order inside each one is)
             let mut stmt = conn
                 .prepare("SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id=?1 ORDER BY checkpoint_id")
                 .unwrap();
@@ -397,11 +399,21 @@ impl Normalizer {
                 .map(|r| r.unwrap())
                 .collect();
             let labels: Vec<String> = all.iter().map(|(_, c)| c.clone()).collect();
-            let label = |id: &str| {
-                labels
-                    .iter()
-                    .position(|x| x == id)
-                    .map(|i| format!("C{i}"))
+            let mut per_ns: std::collections::HashMap<(String, String), String> =
+                std::collections::HashMap::new();
+            {
+                let mut count: std::collections::HashMap<&str, usize> =
+                    std::collections::HashMap::new();
+                for (ns, id) in &all {
+                    let k = count.entry(ns.as_str()).or_default();
+                    per_ns.insert((ns.clone(), id.clone()), format!("C{k}"));
+                    *k += 1;
+                }
+            }
+            let label_in = |ns: &str, id: &str| {
+                per_ns
+                    .get(&(ns.to_string(), id.to_string()))
+                    .cloned()
                     .unwrap_or_else(|| "?".into())
             };
             let mut namespaces: Vec<String> = Vec::new();
@@ -532,14 +544,14 @@ impl Normalizer {
                                     .find(|(n, _)| n == k)
                                     .map(|(_, l)| l.clone())
                                     .unwrap_or_else(|| node_path(k));
-                                (key, json!(label(v.as_str().unwrap_or(""))))
+                                (key, json!(label_in(k, v.as_str().unwrap_or(""))))
                             })
                             .collect();
                         *p = relabelled;
                     }
                     out.push(json!({
-                        "label": label(&r.checkpoint_id),
-                        "parent": r.parent_checkpoint_id.as_deref().map(label),
+                        "label": label_in(ns, &r.checkpoint_id),
+                        "parent": r.parent_checkpoint_id.as_deref().map(|p| label_in(ns, p)),
                         "type": conn
                             .query_row(
                                 "SELECT type FROM checkpoints WHERE thread_id=?1 AND checkpoint_ns=?2 AND checkpoint_id=?3",

@@ -4,7 +4,8 @@
 
 Reads REPO/graphs/GRAPH_NAME.json and REPO/tests/differential/scenarios/GRAPH_NAME.json, plays every
 thread's ops (durability "sync", recursion_limit 25) against a fresh SqliteSaver file
-DIR/GRAPH_NAME.sqlite and writes DIR/GRAPH_NAME.events.json:
+DIR/GRAPH_NAME.sqlite and writes DIR/GRAPH_NAME.events.json (and DIR/GRAPH_NAME.topology.json, the
+compiled graph's `common.topology()`):
 
     [{"thread": "t1", "op": 0, "outcome": "ok"},
      {"thread": "t1", "op": 1, "error": "RuntimeError", "message": "..."}, ...]
@@ -38,6 +39,7 @@ from twin import build_graph  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "oracle"))
 from common import finalize_db  # noqa: E402,F401  (re-exported to handoff.py)
 from common import fresh_db_at as fresh_db  # noqa: E402
+from common import topology  # noqa: E402
 
 logging.getLogger("langgraph.checkpoint.serde.jsonplus").setLevel(logging.ERROR)
 
@@ -202,6 +204,11 @@ def run(graph_name: str, out_dir: str, repo: str) -> list[dict]:
 
     with open(os.path.join(out_dir, f"{graph_name}.events.json"), "w", encoding="utf-8") as f:
         json.dump(events, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    # the compiled graph's shape as LangGraph reports it: tests/differential.rs checks that the
+    # spec's own topology (channel kinds, reducers, defaults, triggers) says the same
+    with open(os.path.join(out_dir, f"{graph_name}.topology.json"), "w", encoding="utf-8") as f:
+        json.dump(topology(graph), f, indent=1, ensure_ascii=False)
         f.write("\n")
     return events
 

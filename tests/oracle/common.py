@@ -340,24 +340,69 @@ def snapshot_json(s, saver) -> dict:
 # Graph topology
 # ----------------------------------------------------------------------------------------------------
 
+def reducer_qualname(f) -> str | None:
+    """A reducer's identity: `module.qualname`, with LangGraph's wrapped `add_messages` and the
+    `_operator` module of `operator.add` spelled the way users import them."""
+    if f is None:
+        return None
+    import operator
+
+    from langgraph.graph.message import add_messages
+
+    if f is operator.add:
+        return "operator.add"
+    if f is add_messages:
+        return "langgraph.graph.message.add_messages"
+    mod = getattr(f, "__module__", None)
+    qn = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__
+    return f"{mod}.{qn}" if mod else qn
+
+
+def channel_kind(ch) -> dict:
+    """One entry of topology()["channels"]: the channel class, its reducer (short `__name__` and
+    qualified name), its initial value, and the class's own parameters."""
+    try:
+        from langgraph.channels.delta import DeltaChannel
+    except ImportError:  # langgraph before 1.2
+        DeltaChannel = ()
+    op = getattr(ch, "operator", None)
+    if isinstance(ch, DeltaChannel):
+        op = ch.reducer
+    default = None
+    if isinstance(ch, BinaryOperatorAggregate):
+        # the channel's initial value: typ() when constructible, else MISSING (shown as None)
+        # copy(): langgraph >= 0.3; before, the graph's channel object holds the initial value
+        v = ch.copy().value if hasattr(ch, "copy") else getattr(ch, "value", MISSING)
+        default = None if v is MISSING else view(v)
+    elif DeltaChannel and isinstance(ch, DeltaChannel):
+        # a delta channel restored from "no blob" starts at typ() (DeltaChannel.from_checkpoint)
+        default = view(ch.from_checkpoint(MISSING).value)
+    out = {
+        "kind": type(ch).__name__,
+        "reducer": getattr(op, "__name__", None) if op is not None else None,
+        "default": default,
+    }
+    if op is not None:
+        out["reducer_qualname"] = reducer_qualname(op)
+    if DeltaChannel and isinstance(ch, DeltaChannel):
+        out["snapshot_frequency"] = ch.snapshot_frequency
+    if type(ch).__name__ == "Topic":
+        out["accumulate"] = bool(getattr(ch, "accumulate", False))
+    if type(ch).__name__ in ("EphemeralValue", "UntrackedValue"):
+        out["guard"] = bool(getattr(ch, "guard", True))
+    return out
+
+
 def topology(graph) -> dict:
-    """Node triggers, state keys, channel kinds/reducers/defaults and subgraph node names of a compiled graph."""
+    """Node triggers, state keys, channel kinds/reducers/defaults and subgraph node names of a compiled graph.
+
+    The interchange format for a graph's shape (read by superstep's `Topology::from_oracle_json`).
+    `reducer_qualname`, `snapshot_frequency`, `accumulate` and `guard` were added later; readers
+    must accept entries without them.
+    """
     state_keys = graph.stream_channels_asis
     state_keys = [state_keys] if isinstance(state_keys, str) else list(state_keys)
-    channels = {}
-    for name, ch in graph.channels.items():
-        op = getattr(ch, "operator", None)
-        default = None
-        if isinstance(ch, BinaryOperatorAggregate):
-            # the channel's initial value: typ() when constructible, else MISSING (shown as None)
-            # copy(): langgraph >= 0.3; before, the graph's channel object holds the initial value
-            v = ch.copy().value if hasattr(ch, "copy") else getattr(ch, "value", MISSING)
-            default = None if v is MISSING else view(v)
-        channels[name] = {
-            "kind": type(ch).__name__,
-            "reducer": getattr(op, "__name__", None) if op is not None else None,
-            "default": default,
-        }
+    channels = {name: channel_kind(ch) for name, ch in graph.channels.items()}
     return {
         "nodes": [{"name": n, "triggers": list(node.triggers)} for n, node in graph.nodes.items()],
         "state_keys": state_keys,

@@ -515,11 +515,15 @@ pub fn derive(input: &Input) -> Snapshot {
     let state_keys: Vec<String> = match input.topology {
         Some(t) => t.state_keys.iter().map(|k| k.name.clone()).collect(),
         None => {
+            // a key no checkpoint of the thread has written yet may still be in this
+            // checkpoint's pending writes (a finished task's result): a StateGraph node writes
+            // nothing but state keys outside the reserved channels
             let mut keys: Vec<String> = cp
                 .channel_values
                 .iter()
                 .map(|(k, _)| k.clone())
                 .chain(input.catalogue.iter().cloned())
+                .chain(input.writes.iter().map(|w| w.channel.clone()))
                 .filter(|k| !is_reserved_channel(k))
                 .filter(|k| !node_names.contains(k))
                 .collect();

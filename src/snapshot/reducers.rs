@@ -272,7 +272,7 @@ pub(super) fn apply_groups(
         };
         let pos = values.iter().position(|(k, _)| *k == key);
         let mut current = pos.map(|p| values[p].1.clone());
-        let mut cannot = |reducer: &ReducerId, why: String, warnings: &mut Vec<Warning>| {
+        let cannot = |reducer: &ReducerId, why: String, warnings: &mut Vec<Warning>| {
             warnings.push(Warning {
                 field: format!("values.{key}"),
                 message: format!(

@@ -121,21 +121,41 @@ impl<'s> Thread<'s> {
             });
         };
         let newest = store.decode(&latest)?;
-        let defaults = newest
+        // keys the newest checkpoint's pending writes hold are written by the thread too, even
+        // when no checkpoint has them yet (tasks that finished beside a failed or paused one)
+        let pending: Vec<(String, rmpv::Value)> = store
+            .writes(thread_id, ns, &latest.checkpoint_id)?
+            .into_iter()
+            .filter(|w| !is_reserved_channel(&w.channel) && w.cut.is_none())
+            .map(|w| (w.channel, w.value.into_value()))
+            .collect();
+        let mut defaults: Vec<(String, &'static str)> = newest
             .channel_values
             .iter()
             .filter_map(|(k, v)| Some((k.clone(), snapshot::likely_default(v)?)))
             .collect();
+        for (k, v) in &pending {
+            if !defaults.iter().any(|(d, _)| d == k) {
+                if let Some(d) = snapshot::likely_default(v) {
+                    defaults.push((k.clone(), d));
+                }
+            }
+        }
         let seen_nodes = newest
             .versions_seen
             .iter()
             .map(|(n, v)| (n.clone(), v.iter().map(|(c, _)| c.clone()).collect()))
             .collect();
-        let catalogue = newest
+        let mut catalogue: Vec<String> = newest
             .channel_versions
             .into_iter()
             .map(|(k, _)| k)
             .collect();
+        for (k, _) in pending {
+            if !catalogue.contains(&k) {
+                catalogue.push(k);
+            }
+        }
         let namespaces = store.namespaces(thread_id)?;
         let learned = if topology.is_none() {
             learn_reducers(store, thread_id, ns)?

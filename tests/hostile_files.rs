@@ -402,3 +402,54 @@ fn a_full_disk_during_a_run_names_the_file_and_keeps_the_db_consistent() {
     assert!(steps >= 2, "{steps}");
     assert_eq!(h[0]["next"], serde_json::json!(["count"]), "{}", h[0]);
 }
+
+/// Item 10: a leftover `-wal` with no `-shm` (a writer killed, the `-shm` removed) or with a
+/// stale one: inspection created `db-shm` / rewrote the stale one. The pair is now read from a
+/// private copy; the directory stays byte-identical, and the `-wal`'s commits are shown.
+#[test]
+fn a_leftover_wal_is_read_and_the_directory_left_alone() {
+    let (_src_dir, src) = scratch("interrupt.sqlite");
+    let c = Connection::open(&src).unwrap();
+    c.execute_batch(
+        "PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;
+         INSERT INTO checkpoints SELECT 'in_the_wal', checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
+         FROM checkpoints WHERE thread_id = 'single';
+         INSERT INTO writes SELECT 'in_the_wal', checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value
+         FROM writes WHERE thread_id = 'single';",
+    )
+    .unwrap();
+    // the pair as a killed writer leaves it, minus the -shm
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("left.sqlite");
+    std::fs::copy(&src, &db).unwrap();
+    std::fs::copy(
+        src.with_file_name("interrupt.sqlite-wal"),
+        dir.path().join("left.sqlite-wal"),
+    )
+    .unwrap();
+    drop(c);
+    let d = db.to_str().unwrap();
+    let check = |what: &str| {
+        let before = common::dir_state(dir.path());
+        let o = superstep(&["threads", "--db", d]);
+        assert!(o.status.success(), "{what}: {}", stderr(&o));
+        assert!(stdout(&o).contains("in_the_wal"), "{what}: {}", stdout(&o));
+        for args in [
+            vec!["show", "--db", d, "-t", "in_the_wal"],
+            vec!["history", "--db", d, "-t", "in_the_wal"],
+            vec!["--db", d, "-t", "in_the_wal", "--print"],
+        ] {
+            let o = superstep(&args);
+            assert!(o.status.success(), "{what} {args:?}: {}", stderr(&o));
+        }
+        assert_eq!(
+            common::dir_state(dir.path()),
+            before,
+            "{what}: the directory changed"
+        );
+    };
+    check("-wal without -shm");
+    // a stale -shm (garbage): not rewritten
+    std::fs::write(dir.path().join("left.sqlite-shm"), vec![0xab_u8; 32768]).unwrap();
+    check("-wal with a stale -shm");
+}

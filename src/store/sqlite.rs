@@ -30,6 +30,84 @@ pub struct SqliteStore {
     rowid: &'static str,
     /// The multi-row INSERT texts made so far, by (REPLACE?, rows).
     writes_sql: RefCell<HashMap<(bool, usize), String>>,
+    /// A leftover WAL pair is read from a private copy (see [`PrivateCopy`]).
+    _copy: Option<PrivateCopy>,
+}
+
+/// A WAL-mode file with a `-wal` that no process has open (a writer crashed or was killed, or
+/// the `-shm` was deleted): SQLite would create a `-shm` next to it, or rewrite a stale one, to
+/// read it. To leave the directory as it is, the file and its `-wal` are copied into a private
+/// directory (mode 0700, removed when the store is dropped) and the copy is read.
+struct PrivateCopy {
+    dir: PathBuf,
+    db: PathBuf,
+}
+
+impl PrivateCopy {
+    fn of(path: &Path) -> std::io::Result<PrivateCopy> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "superstep-wal-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut b = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            b.mode(0o700);
+        }
+        b.create(&dir)?;
+        let copy = PrivateCopy {
+            db: dir.join("db.sqlite"),
+            dir,
+        };
+        std::fs::copy(path, &copy.db)?;
+        std::fs::copy(sidecar(path, "-wal"), sidecar(&copy.db, "-wal"))?;
+        Ok(copy)
+    }
+}
+
+impl Drop for PrivateCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Whether some process has the WAL-mode database open: it holds a read lock on the `-shm`
+/// file's dead-man-switch byte (SQLite's unix VFS: offset 128), or a lock on the database
+/// file's lock bytes (offset 2^30, 512 bytes). No `-shm` file means no shared-memory reader.
+#[cfg(unix)]
+fn wal_in_use(path: &Path) -> bool {
+    fn locked(file: &Path, start: i64, len: i64) -> bool {
+        use std::os::unix::io::AsRawFd;
+        let Ok(f) = std::fs::File::open(file) else {
+            return false;
+        };
+        // SAFETY: a zeroed flock is a valid argument; F_GETLK only fills it in
+        let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+        fl.l_type = libc::F_WRLCK as libc::c_short;
+        fl.l_whence = libc::SEEK_SET as libc::c_short;
+        fl.l_start = start as libc::off_t;
+        fl.l_len = len as libc::off_t;
+        // an open-file-description query also reports this process's own POSIX locks (the
+        // TUI's engine connection holds the file in the same process)
+        #[cfg(target_os = "linux")]
+        let cmd = libc::F_OFD_GETLK;
+        #[cfg(not(target_os = "linux"))]
+        let cmd = libc::F_GETLK;
+        // SAFETY: a valid open descriptor and a valid flock (l_pid 0, as F_OFD_GETLK requires)
+        let r = unsafe { libc::fcntl(f.as_raw_fd(), cmd, &mut fl) };
+        r == 0 && fl.l_type != libc::F_UNLCK as libc::c_short
+    }
+    let shm = sidecar(path, "-shm");
+    (shm.exists() && locked(&shm, 120, 16)) || locked(path, 0x4000_0000, 512)
+}
+
+#[cfg(not(unix))]
+fn wal_in_use(_path: &Path) -> bool {
+    true
 }
 
 /// A `checkpoints` row's checkpoint as SQLite holds it.
@@ -57,6 +135,24 @@ impl SqliteStore {
         } else {
             false
         };
+        let leftover = mode == Mode::ReadOnly
+            && wal_header
+            && sidecar(path, "-wal").exists()
+            && !wal_in_use(path);
+        if leftover {
+            let copy = PrivateCopy::of(path).map_err(|e| StoreError::Sqlite {
+                path: shown.clone(),
+                detail: format!(
+                    "a -wal nobody has open is next to it; copying the pair to a private directory to read it (the directory is left alone) failed: {e}"
+                ),
+            })?;
+            let conn = open_conn(&copy.db, mode, wal_header).map_err(|e| sql_err(&shown, e))?;
+            let mut store = SqliteStore::with_connection(conn, path, mode, wal_header)?;
+            // the copy will not see later writers: reopen on a change, as for immutable
+            store.immutable = true;
+            store._copy = Some(copy);
+            return Ok(store);
+        }
         let conn = open_conn(path, mode, wal_header).map_err(|e| sql_err(&shown, e))?;
         SqliteStore::with_connection(conn, path, mode, wal_header)
     }
@@ -117,6 +213,7 @@ impl SqliteStore {
             label: shown,
             has_task_path,
             writes_sql: Default::default(),
+            _copy: None,
         })
     }
 

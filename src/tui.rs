@@ -213,6 +213,7 @@ struct TerminalGuard;
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
+        TUI_ACTIVE.store(false, std::sync::atomic::Ordering::SeqCst);
         // when unwinding, the panic hook has restored the terminal already; leaving the
         // alternate screen twice would move the cursor back over the panic message
         if !std::thread::panicking() {
@@ -260,10 +261,43 @@ fn restore_via_tty() {
     }
 }
 
+/// The terminal's settings before the TUI took it, and whether it holds it now: what
+/// [`emergency_restore`] puts back.
+static SAVED_TERMIOS: std::sync::OnceLock<libc::termios> = std::sync::OnceLock::new();
+static TUI_ACTIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Put the terminal back (cooked mode, normal screen, cursor shown) without allocating: called
+/// by the binary's allocator when an allocation fails, just before the process aborts — an
+/// abort skips Drop and the panic hook, and would leave the shell in the alternate screen with
+/// the cursor hidden. Does nothing unless the TUI holds the terminal.
+pub fn emergency_restore() {
+    use std::sync::atomic::Ordering;
+    if !TUI_ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    const SEQ: &[u8] = b"\x1b[?1049l\x1b[?25h\r\n";
+    // SAFETY: plain syscalls on the process's own standard descriptors with valid buffers
+    unsafe {
+        if let Some(t) = SAVED_TERMIOS.get() {
+            libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, t);
+        }
+        libc::write(libc::STDOUT_FILENO, SEQ.as_ptr().cast(), SEQ.len());
+    }
+}
+
 fn event_loop(app: &mut App, keys: &[KeyEvent]) -> std::io::Result<()> {
+    // SAFETY: tcgetattr fills a zeroed termios for the terminal on stdin
+    unsafe {
+        let mut t: libc::termios = std::mem::zeroed();
+        if libc::tcgetattr(libc::STDIN_FILENO, &mut t) == 0 {
+            let _ = SAVED_TERMIOS.set(t);
+        }
+    }
     let mut terminal = ratatui::try_init()?;
+    TUI_ACTIVE.store(true, std::sync::atomic::Ordering::SeqCst);
     let _guard = TerminalGuard;
     let panic_for_test = std::env::var_os("SUPERSTEP_TEST_PANIC").is_some();
+    let oom_for_test = std::env::var_os("SUPERSTEP_TEST_OOM").is_some();
     let size = terminal.size()?;
     app.dispatch(crate::app::action::Action::Resize(size.width, size.height));
     for k in keys {
@@ -284,6 +318,11 @@ fn event_loop(app: &mut App, keys: &[KeyEvent]) -> std::io::Result<()> {
         }
         if panic_for_test {
             panic!("SUPERSTEP_TEST_PANIC: panicking on purpose after the first frame");
+        }
+        if oom_for_test {
+            // 64 TiB: no system grants it; the allocation fails and the process aborts
+            let v: Vec<u8> = Vec::with_capacity(std::hint::black_box(1usize << 46));
+            std::hint::black_box(v);
         }
         dirty = if crossterm::event::poll(TICK)? {
             app.event(crossterm::event::read()?);

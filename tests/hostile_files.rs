@@ -453,3 +453,140 @@ fn a_leftover_wal_is_read_and_the_directory_left_alone() {
     std::fs::write(dir.path().join("left.sqlite-shm"), vec![0xab_u8; 32768]).unwrap();
     check("-wal with a stale -shm");
 }
+
+/// Run superstep with at most `mib` MiB of address space (an allocation beyond it fails).
+fn limited(mib: usize, args: &[&str]) -> std::process::Output {
+    let mut cmd = format!(
+        "ulimit -v {}; exec {} ",
+        mib * 1024,
+        env!("CARGO_BIN_EXE_superstep")
+    );
+    for a in args {
+        cmd.push_str(&format!(" '{a}'"));
+    }
+    std::process::Command::new("bash")
+        .args(["-c", &cmd])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+/// Item 5: a 20 MB metadata array (10 M numbers) took over 600 MB (40 MB: over 1 GB, then an abort:
+/// `memory allocation of … bytes failed`, exit 134); a 20 MB metadata string was printed whole. Metadata over
+/// 1 MiB is now previewed from a stream like a big blob: all of it under a 400 MiB limit.
+#[test]
+fn huge_metadata_is_previewed_in_bounded_memory() {
+    let (_d, db) = scratch("interrupt.sqlite");
+    let c = Connection::open(&db).unwrap();
+    let mut array = String::with_capacity(20_000_100);
+    array.push_str(r#"{"source":"loop","step":0,"parents":{},"big":["#);
+    for i in 0..10_000_000u32 {
+        array.push_str(if i == 0 { "1" } else { ",1" });
+    }
+    array.push_str("]}");
+    let string = format!(
+        r#"{{"source":"loop","step":-1,"parents":{{}},"note":"{}"}}"#,
+        "x".repeat(20_000_000)
+    );
+    // the newest checkpoint of single_paused (its array), and its parent (the string)
+    for (meta, id) in [
+        (&array, "1f1ee4af-6b5a-63ba-8000-a34a8b1a13bc"),
+        (&string, "1f1ee4af-6b56-66e8-bfff-99666e561d91"),
+    ] {
+        let n = c
+            .execute(
+                "UPDATE checkpoints SET metadata = ?1 WHERE thread_id = 'single_paused' AND checkpoint_id = ?2",
+                rusqlite::params![meta.as_bytes(), id],
+            )
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+    drop(c);
+    drop((array, string));
+    let d = db.to_str().unwrap();
+    for args in [
+        vec!["show", "--db", d, "-t", "single_paused"],
+        vec!["show", "--db", d, "-t", "single_paused", "--json"],
+        vec!["history", "--db", d, "-t", "single_paused"],
+        vec!["history", "--db", d, "-t", "single_paused", "--json"],
+        vec!["--db", d, "-t", "single_paused", "--print", "--keys", "j"],
+    ] {
+        let o = limited(400, &args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(
+            o.stdout.len() < 1_000_000,
+            "{args:?}: {} bytes",
+            o.stdout.len()
+        );
+    }
+    let o = superstep(&["show", "--db", d, "-t", "single_paused", "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let big = j["metadata"]["big"].as_array().unwrap();
+    assert_eq!(big.len(), 1001);
+    assert_eq!(big[1000], "… [cut by superstep: 9999000 more items]");
+    assert!(j["warnings"]
+        .to_string()
+        .contains("the metadata is 20000047 bytes"));
+    let o = superstep(&[
+        "show",
+        "--db",
+        d,
+        "-t",
+        "single_paused",
+        "--checkpoint",
+        "1f1ee4af-6b56-66e8-bfff-99666e561d91",
+        "--json",
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let note = j["metadata"]["note"].as_str().unwrap();
+    assert!(
+        note.ends_with("… [cut by superstep: 20000000 bytes in all]"),
+        "{}",
+        &note[note.len() - 60..]
+    );
+    assert_eq!(
+        note.len(),
+        64 * 1024 + "… [cut by superstep: 20000000 bytes in all]".len()
+    );
+}
+
+/// Item 5: metadata as a VIRTUAL generated column (a 24 KB file) made SQLite build gigabytes on
+/// every read: `show` took 8 GB, `history` aborted. SQLite may now build at most 64 MiB for an
+/// inspection query: refused with a message, in bounded memory.
+#[test]
+fn generated_metadata_is_refused_not_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("generated.sqlite");
+    let c = Connection::open(&db).unwrap();
+    c.execute_batch(&format!(
+        "CREATE TABLE checkpoints (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,
+           parent_checkpoint_id TEXT, type TEXT, checkpoint BLOB,
+           metadata TEXT GENERATED ALWAYS AS ('{{\"big\":\"' || hex(zeroblob(50000000)) || '\"}}') VIRTUAL,
+           PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id));
+         CREATE TABLE writes (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,
+           task_id TEXT NOT NULL, task_path TEXT NOT NULL DEFAULT '', idx INTEGER NOT NULL, channel TEXT NOT NULL, type TEXT,
+           value BLOB, PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx));
+         ATTACH '{}' AS src;
+         INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint)
+           SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint FROM src.checkpoints WHERE thread_id = 'single';
+         INSERT INTO writes SELECT * FROM src.writes WHERE thread_id = 'single';
+         DETACH src;",
+        common::fixture("interrupt.sqlite").display()
+    ))
+    .unwrap();
+    drop(c);
+    assert!(std::fs::metadata(&db).unwrap().len() < 100_000);
+    let d = db.to_str().unwrap();
+    for args in [
+        vec!["show", "--db", d, "-t", "single"],
+        vec!["history", "--db", d, "-t", "single"],
+    ] {
+        let o = limited(400, &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("reading it would make SQLite build a value over 64 MiB"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}

@@ -189,6 +189,36 @@ fn a_panic_restores_the_terminal() {
     assert!(!pane.contains("Pending writes"), "{pane}");
 }
 
+/// Issue 15 item 5: an allocation failure aborts the process, skipping Drop and the panic hook;
+/// the terminal used to stay in the alternate screen with the cursor hidden and raw mode on.
+#[test]
+fn an_allocation_failure_restores_the_terminal() {
+    assert!(
+        tmux_available(),
+        "tmux is required for the real-terminal test (apt-get install tmux)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oom.sqlite");
+    let t = start(dir.path());
+    let cmd = format!(
+        "SUPERSTEP_TEST_OOM=1 {} {}/graphs/approval.json --db {}; stty -a | tr ' ;' '\\n\\n' | grep -E -x -- '-?(icanon|echo)' | tr '\\n' ' '; echo OOM-$((40+2))",
+        env!("CARGO_BIN_EXE_superstep"),
+        env!("CARGO_MANIFEST_DIR"),
+        db.display()
+    );
+    t.type_text(&cmd);
+    t.send(&["Enter"]);
+    let pane = t.wait_for("OOM-42");
+    assert!(pane.contains("memory allocation of"), "{pane}");
+    let line = pane.lines().find(|l| l.contains("OOM-42")).unwrap_or("");
+    assert!(
+        line.contains("icanon echo") && !line.contains("-icanon"),
+        "{pane}"
+    );
+    // the message is on the normal screen, not lost in the alternate one
+    assert!(!pane.contains("Pending writes"), "{pane}");
+}
+
 /// `stty` says canonical mode and echo are on (the shell's terminal is usable again).
 fn assert_terminal_restored(t: &Tmux, marker: &str) -> String {
     t.wait_for_exit();

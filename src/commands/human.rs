@@ -306,7 +306,7 @@ pub fn snapshot_with(s: &Snapshot, o: &Layout, out: &mut dyn Write) -> std::io::
     writeln!(
         out,
         "metadata {}",
-        escape(&serde_json::Value::Object(s.metadata.clone()).to_string())
+        preview(&serde_json::Value::Object(s.metadata.clone()), 2000)
     )?;
     for l in &s.limitations {
         writeln!(out, "{}", dim(&format!("note     {}", l.message), color))?;

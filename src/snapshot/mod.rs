@@ -301,6 +301,15 @@ pub fn derive(input: &Input) -> Snapshot {
             ),
         });
     }
+    if let Some(len) = row.metadata_preview_of {
+        warnings.push(Warning {
+            field: "metadata".into(),
+            message: format!(
+                "the metadata is {len} bytes, over the {} superstep parses whole: it is a preview (strings over 64 KiB and lists over 1,000 items cut, marked \"… [cut by superstep …]\")",
+                crate::store::META_OVER
+            ),
+        });
+    }
     for w in input.writes.iter().filter(|w| w.cut.is_some()) {
         warnings.push(Warning {
             field: "pending_writes".into(),

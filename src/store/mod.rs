@@ -15,7 +15,9 @@ pub mod postgres;
 mod sqlite;
 
 pub use checkpoint::{encode_msgpack, Checkpoint, CheckpointRef, Version};
-pub use sqlite::{create_sqlite_schema, sqlite_has_no_tables, SqliteStore, PREVIEW_OVER};
+pub use sqlite::{
+    create_sqlite_schema, sqlite_has_no_tables, SqliteStore, META_OVER, PREVIEW_OVER,
+};
 
 use std::any::Any;
 use std::path::Path;
@@ -70,6 +72,9 @@ pub struct CheckpointRow {
     /// Inspection only: the stored checkpoint is this many bytes, more than [`PREVIEW_OVER`], and
     /// was not loaded; decoding it gives a bounded preview (see `value::capped`).
     pub preview_of: Option<u64>,
+    /// Inspection only: the metadata is this many bytes, more than the backend parses whole;
+    /// `metadata` is a bounded preview of it.
+    pub metadata_preview_of: Option<u64>,
     /// The checkpoint as the backend read it; only that backend looks inside.
     pub(crate) body: Arc<dyn Any + Send + Sync>,
 }

@@ -16,6 +16,10 @@ use std::time::Duration;
 /// Inspection loads blobs up to this size whole; larger ones are previewed from a stream.
 pub const PREVIEW_OVER: u64 = 16 * 1024 * 1024;
 
+/// Metadata (JSON text) larger than this is previewed from a stream: parsed whole, a JSON
+/// document takes tens of times its size in memory (a 40 MB array of numbers: over 1 GB).
+pub const META_OVER: u64 = 1024 * 1024;
+
 /// A SqliteSaver file.
 pub struct SqliteStore {
     conn: Connection,
@@ -268,7 +272,12 @@ impl SqliteStore {
     }
 
     fn finish_row(&self, r: RawRow) -> Result<CheckpointRow, StoreError> {
-        let metadata = parse_metadata(r.metadata.as_deref()).map_err(|detail| {
+        let meta_big = r.metadata_len > META_OVER;
+        let metadata = match meta_big {
+            true => self.preview_metadata(r.rowid),
+            false => parse_metadata(r.metadata.as_deref()),
+        };
+        let metadata = metadata.map_err(|detail| {
             self.corrupt_checkpoint(
                 "metadata",
                 &r.thread_id,
@@ -285,12 +294,37 @@ impl SqliteStore {
             parent_checkpoint_id: r.parent_checkpoint_id,
             metadata,
             preview_of: big.map(|(_, len)| len),
+            metadata_preview_of: meta_big.then_some(r.metadata_len),
             body: Arc::new(Body {
                 type_: r.type_,
                 blob: r.checkpoint,
                 big,
             }),
         })
+    }
+
+    /// A bounded preview of metadata too big to parse whole ([`META_OVER`]), streamed with
+    /// SQLite's incremental blob I/O (a generated column cannot be streamed: said so).
+    fn preview_metadata(
+        &self,
+        rowid: i64,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+        let blob = self
+            .conn
+            .blob_open(rusqlite::MAIN_DB, "checkpoints", "metadata", rowid, true)
+            .map_err(|e| {
+                format!("metadata over {META_OVER} bytes that cannot be streamed ({e}; a generated column?)")
+            })?;
+        let p = crate::value::capped_json::preview(blob, crate::value::capped::Limits::default())
+            .map_err(|e| format!("metadata is not JSON: {e}"))?;
+        match p.value {
+            serde_json::Value::Object(m) => Ok(m),
+            serde_json::Value::Null => Ok(Default::default()),
+            other => Err(format!(
+                "metadata is JSON but not an object: {}",
+                crate::text::cut(&other.to_string(), 200)
+            )),
+        }
     }
 
     /// A bounded preview of a blob too big to load, streamed with SQLite's incremental blob
@@ -579,9 +613,9 @@ impl Backend for SqliteStore {
         checkpoint_id: Option<&str>,
     ) -> Result<Option<CheckpointRow>, StoreError> {
         let (big, rowid) = (self.preview_over, self.rowid);
-        let sql_by_id = &format!("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
+        let sql_by_id = &format!("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, CASE WHEN octet_length(metadata) > {META_OVER} THEN NULL ELSE metadata END, length(checkpoint), {rowid}, octet_length(metadata)
              FROM checkpoints WHERE thread_id IN (?1, ?4) AND checkpoint_ns IN (?2, ?5) AND checkpoint_id IN (?3, ?6)");
-        let sql_latest = &format!("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
+        let sql_latest = &format!("SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, CASE WHEN octet_length(metadata) > {META_OVER} THEN NULL ELSE metadata END, length(checkpoint), {rowid}, octet_length(metadata)
              FROM checkpoints WHERE thread_id IN (?1, ?3) AND checkpoint_ns IN (?2, ?4) ORDER BY checkpoint_id DESC LIMIT 1");
         let alt = self.alt_thread(thread_id)?;
         let row = match checkpoint_id {
@@ -614,7 +648,7 @@ impl Backend for SqliteStore {
         let mut stmt = self
             .conn
             .prepare_cached(&format!(
-                "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, metadata, length(checkpoint), {rowid}
+                "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, CASE WHEN length(checkpoint) > {big} THEN NULL ELSE checkpoint END, CASE WHEN octet_length(metadata) > {META_OVER} THEN NULL ELSE metadata END, length(checkpoint), {rowid}, octet_length(metadata)
                  FROM checkpoints WHERE thread_id IN (?1, ?5) AND checkpoint_ns IN (?2, ?6) AND (?3 IS NULL OR checkpoint_id < ?3)
                  ORDER BY checkpoint_id DESC LIMIT ?4"
             ))
@@ -755,6 +789,8 @@ struct RawRow {
     metadata: Option<Vec<u8>>,
     len: u64,
     rowid: i64,
+    /// Bytes of the metadata column (`octet_length`).
+    metadata_len: u64,
 }
 
 fn raw_row(r: &rusqlite::Row) -> rusqlite::Result<RawRow> {
@@ -777,6 +813,7 @@ fn raw_row(r: &rusqlite::Row) -> rusqlite::Result<RawRow> {
         },
         len: r.get::<_, Option<i64>>(7)?.unwrap_or(0) as u64,
         rowid: r.get(8)?,
+        metadata_len: r.get::<_, Option<i64>>(9)?.unwrap_or(0) as u64,
     })
 }
 
@@ -860,6 +897,15 @@ fn blob(r: &rusqlite::Row, i: usize) -> rusqlite::Result<Vec<u8>> {
 }
 
 fn sql_err(path: &str, e: rusqlite::Error) -> StoreError {
+    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::TooBig) {
+        return StoreError::Sqlite {
+            path: path.to_string(),
+            detail: format!(
+                "reading it would make SQLite build a value over {} MiB (a generated column? stored values that large are streamed, not built): not loaded",
+                BUILD_LIMIT >> 20
+            ),
+        };
+    }
     // SQLITE_READONLY_ROLLBACK: a hot journal that a read-only connection may not roll back
     if e.sqlite_error().is_some_and(|x| x.extended_code == 776) {
         return StoreError::Sqlite {
@@ -1040,15 +1086,22 @@ fn open_conn(path: &Path, mode: Mode, wal_header: bool) -> rusqlite::Result<Conn
                 uri_path(path),
                 if immutable { "&immutable=1" } else { "" }
             );
-            Connection::open_with_flags(
+            let conn = Connection::open_with_flags(
                 uri,
                 OpenFlags::SQLITE_OPEN_READ_ONLY
                     | OpenFlags::SQLITE_OPEN_URI
                     | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )
+            )?;
+            // inspection never needs SQLite to build a value this large (bigger blobs are
+            // streamed): a generated column computing gigabytes fails instead of eating memory
+            conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, BUILD_LIMIT)?;
+            Ok(conn)
         }
     }
 }
+
+/// The largest string or blob SQLite may build for an inspection query.
+const BUILD_LIMIT: i32 = 64 * 1024 * 1024;
 
 pub(crate) fn sidecar(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_os_string();

@@ -5,6 +5,7 @@
 //! Pure: no IO. See spec §12.
 
 pub mod capped;
+pub mod capped_json;
 mod envelope;
 pub mod ext;
 mod view;

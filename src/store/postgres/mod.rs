@@ -332,6 +332,7 @@ impl PostgresStore {
             checkpoint_id: checkpoint_id.unwrap_or_default(),
             parent_checkpoint_id: parent,
             preview_of: None,
+            metadata_preview_of: None,
             body: Arc::new(Body {
                 checkpoint,
                 blobs,

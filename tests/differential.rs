@@ -190,8 +190,8 @@ fn play(scenario: &Json, db: &Path) -> Vec<Json> {
     events
 }
 
-#[test]
-fn every_graph_writes_what_langgraph_writes() {
+/// The scenario names (one per graph in graphs/, checked).
+fn scenario_names() -> Vec<String> {
     let dir = root().join("tests/differential/scenarios");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
@@ -213,19 +213,48 @@ fn every_graph_writes_what_langgraph_writes() {
             );
         }
     }
+    names
+}
+
+/// What one comparison covered.
+#[derive(Default, Debug)]
+struct Counts {
+    graphs: usize,
+    threads: usize,
+    /// Root-namespace checkpoints and their writes.
+    checkpoints: usize,
+    writes: usize,
+    subgraph_checkpoints: usize,
+    /// Postgres only: `checkpoint_blobs` rows compared.
+    blobs: usize,
+}
+
+/// Every scenario played by the engine into `engine_store(name, tmp)` and compared, row by row
+/// after normalisation, with the store LangGraph left for it (`expected_store(name)`) and its
+/// events (`expected_dir/<name>.events.json`). Returns what was compared and the differences.
+fn compare_every_graph(
+    expected_dir: &Path,
+    expected_store: &dyn Fn(&str) -> PathBuf,
+    engine_store: &dyn Fn(&str, &Path) -> PathBuf,
+) -> (Counts, Vec<String>) {
+    let dir = root().join("tests/differential/scenarios");
+    let names = scenario_names();
     let mut failures = Vec::new();
-    let (mut n_threads, mut n_cps, mut n_writes) = (0, 0, 0);
+    let mut n = Counts {
+        graphs: names.len(),
+        ..Counts::default()
+    };
     for name in &names {
         let scenario: Json = serde_json::from_str(
             &std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap(),
         )
         .unwrap();
         let tmp = tempfile::tempdir().unwrap();
-        let db = tmp.path().join(format!("{name}.sqlite"));
+        let db = engine_store(name, tmp.path());
         let events = play(&scenario, &db);
-        let expected_db = expected_dir().join(format!("{name}.sqlite"));
+        let expected_db = expected_store(name);
         let expected_events: Json = serde_json::from_str(
-            &std::fs::read_to_string(expected_dir().join(format!("{name}.events.json"))).unwrap(),
+            &std::fs::read_to_string(expected_dir.join(format!("{name}.events.json"))).unwrap(),
         )
         .unwrap();
         let lg = superstep::spec::load(&root().join(format!("graphs/{name}.json"))).unwrap();
@@ -264,14 +293,123 @@ fn every_graph_writes_what_langgraph_writes() {
             "{name}: ids do not recompute in LangGraph's DB"
         );
         for (_, th) in theirs.as_object().unwrap() {
-            n_threads += 1;
+            n.threads += 1;
             for c in th["checkpoints"].as_array().unwrap() {
-                n_cps += 1;
-                n_writes += c["writes"].as_array().unwrap().len();
+                n.checkpoints += 1;
+                n.writes += c["writes"].as_array().unwrap().len();
             }
+            for (_, cps) in th["subgraphs"].as_object().unwrap() {
+                n.subgraph_checkpoints += cps.as_array().unwrap().len();
+            }
+            n.blobs += th["postgres"]["blobs"].as_array().map_or(0, Vec::len);
         }
     }
-    eprintln!("differential: {} graphs, {n_threads} threads, {n_cps} checkpoints, {n_writes} writes compared", names.len());
+    (n, failures)
+}
+
+#[test]
+fn every_graph_writes_what_langgraph_writes() {
+    let expected = expected_dir();
+    let (n, failures) = compare_every_graph(
+        &expected,
+        &|name| expected_dir().join(format!("{name}.sqlite")),
+        &|name, tmp| tmp.join(format!("{name}.sqlite")),
+    );
+    eprintln!(
+        "differential: {} graphs, {} threads, {} checkpoints, {} writes compared",
+        n.graphs, n.threads, n.checkpoints, n.writes
+    );
+    assert!(
+        failures.is_empty(),
+        "{} difference(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The tables, columns, indexes and migration rows of a Postgres database, as text to compare.
+fn postgres_schema(url: &str) -> Json {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let cols: Vec<String> = c
+        .query(
+            "SELECT table_name || '.' || column_name || ' ' || data_type || ' null=' || is_nullable
+                    || ' default=' || coalesce(column_default, '-') || ' #' || ordinal_position
+             FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let indexes: Vec<String> = c
+        .query(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let migrations: Vec<i32> = c
+        .query("SELECT v FROM checkpoint_migrations ORDER BY v", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    json!({"columns": cols, "indexes": indexes, "migrations": migrations})
+}
+
+/// The same suite on Postgres: LangGraph's side is a real PostgresSaver (run_twin.py --pg, one
+/// database `diff_<graph>` each, `<graph>.pgurl` beside its events), the engine's a fresh database
+/// `ss_<graph>` on the same server that superstep creates the tables in itself. Rows are compared
+/// as on SQLite plus PostgresSaver's own layout: which values are inline in the checkpoint JSONB,
+/// every `checkpoint_blobs` row (channel, version, type, value) and how many checkpoints share it;
+/// and the schema superstep creates must be PostgresSaver.setup()'s.
+///
+///     SUPERSTEP_DIFF_PG=$URL bash tests/differential/generate.sh DIR
+///     SUPERSTEP_PG_DIFFERENTIAL=DIR SUPERSTEP_PG_URL=$URL cargo test --test differential -- --ignored
+#[test]
+#[ignore = "needs a Postgres server and live LangGraph: run by tests/postgres/ci.sh"]
+fn postgres_every_graph_writes_what_postgres_saver_writes() {
+    let dir = PathBuf::from(
+        std::env::var_os("SUPERSTEP_PG_DIFFERENTIAL")
+            .expect("SUPERSTEP_PG_DIFFERENTIAL: generate.sh's output dir (SUPERSTEP_DIFF_PG set)"),
+    );
+    let admin = std::env::var("SUPERSTEP_PG_URL")
+        .expect("SUPERSTEP_PG_URL: a role that may create databases");
+    let url_of = |db: &str| format!("{}/{db}", admin.rsplit_once('/').unwrap().0);
+    let pgurl = |name: &str| {
+        std::fs::read_to_string(dir.join(format!("{name}.pgurl")))
+            .unwrap_or_else(|e| panic!("{name}.pgurl: {e}"))
+            .trim()
+            .to_string()
+    };
+    let mut schema_checked = 0;
+    let (n, mut failures) =
+        compare_every_graph(&dir, &|name| PathBuf::from(pgurl(name)), &|name, _| {
+            let db = format!("ss_{name}");
+            let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+            c.batch_execute(&format!("DROP DATABASE IF EXISTS \"{db}\" WITH (FORCE)"))
+                .unwrap();
+            c.batch_execute(&format!("CREATE DATABASE \"{db}\""))
+                .unwrap();
+            PathBuf::from(url_of(&db))
+        });
+    for name in scenario_names() {
+        let (ours, theirs) = (
+            postgres_schema(&url_of(&format!("ss_{name}"))),
+            postgres_schema(&pgurl(&name)),
+        );
+        if let Some(d) = first_diff(&ours, &theirs, &format!("{name}.schema")) {
+            failures.push(d);
+        }
+        schema_checked += 1;
+    }
+    eprintln!(
+        "differential on Postgres: {} graphs, {} threads, {} checkpoints (+{} in subgraphs), {} writes, {} blob rows compared; {schema_checked} schemas",
+        n.graphs, n.threads, n.checkpoints, n.subgraph_checkpoints, n.writes, n.blobs
+    );
+    assert!(n.blobs > 0 && n.graphs >= 25, "{n:?}");
     assert!(
         failures.is_empty(),
         "{} difference(s):\n{}",

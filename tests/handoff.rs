@@ -4,6 +4,10 @@
 //! so this test only runs from `.ci/run`:
 //!
 //!     SUPERSTEP_HANDOFF=DIR cargo test --test handoff -- --ignored
+//!
+//! The same on Postgres (tests/postgres/ci.sh: handoff.sh with SUPERSTEP_HANDOFF_PG): the manifest
+//! names PostgresSaver databases by URL, and the rows compared include PostgresSaver's layout
+//! (inline values, blob rows and their sharing).
 
 mod common;
 use common::normalize::{first_diff, Normalizer};
@@ -32,9 +36,17 @@ fn mixed_threads_leave_langgraphs_rows() {
             .iter()
             .map(|t| t["thread"].as_str().unwrap().to_string())
             .collect();
-        let mixed =
-            norm.normalize_threads(&dir.join(e["mixed_db"].as_str().unwrap()), Some(&names));
-        let pure = norm.normalize_threads(&dir.join(e["pure_db"].as_str().unwrap()), Some(&names));
+        // a file in DIR, or (handoff.py --pg) a Postgres database's URL
+        let store = |k: &str| {
+            let s = e[k].as_str().unwrap();
+            if superstep::store::Store::is_server(std::path::Path::new(s)) {
+                PathBuf::from(s)
+            } else {
+                dir.join(s)
+            }
+        };
+        let mixed = norm.normalize_threads(&store("mixed_db"), Some(&names));
+        let pure = norm.normalize_threads(&store("pure_db"), Some(&names));
         let label = format!("{graph}.{}", e["direction"].as_str().unwrap());
         if let Some(d) = first_diff(&mixed, &pure, &label) {
             failures.push(d);
@@ -48,7 +60,7 @@ fn mixed_threads_leave_langgraphs_rows() {
             .entry(e["direction"].as_str().unwrap().to_string())
             .or_default() += names.len();
     }
-    eprintln!("handoff: {threads} mixed threads compared row by row with pure LangGraph runs {by_direction:?}");
+    eprintln!("handoff: {threads} mixed threads compared row by row with pure LangGraph runs {by_direction:?}, {} difference(s)", failures.len());
     assert!(threads > 50, "too few hand-off threads: {threads}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -1,4 +1,5 @@
-//! Row-by-row normalisation of a SqliteSaver DB for comparing superstep's and LangGraph's files:
+//! Row-by-row normalisation of a SqliteSaver DB (or a PostgresSaver database, given by its URL) for
+//! comparing superstep's and LangGraph's stores:
 //! checkpoint ids become labels in creation order, timestamps are dropped, versions keep their
 //! integer part, set payloads are sorted, and every task / interrupt id is recomputed from the DB's
 //! own checkpoint ids (a "MISMATCH" label marks one that does not recompute).
@@ -29,6 +30,198 @@ pub fn read_only(db: &Path) -> rusqlite::Connection {
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
     )
     .unwrap()
+}
+
+/// The raw rows the normaliser reads besides the store's own reads: a SQLite file (SqliteSaver's
+/// tables) or a Postgres database named by its URL (PostgresSaver's tables).
+pub enum Raw {
+    Sqlite(rusqlite::Connection),
+    Postgres(std::cell::RefCell<postgres::Client>),
+}
+
+impl Raw {
+    pub fn open(db: &Path) -> Raw {
+        match db.to_str().filter(|s| Store::is_server(Path::new(s))) {
+            Some(url) => Raw::Postgres(std::cell::RefCell::new(
+                postgres::Client::connect(url, postgres::NoTls)
+                    .unwrap_or_else(|e| panic!("{url}: {e}")),
+            )),
+            None => Raw::Sqlite(read_only(db)),
+        }
+    }
+
+    fn strings(&self, sqlite: &str, pg: &str, params: &[&str]) -> Vec<Vec<Option<String>>> {
+        match self {
+            Raw::Sqlite(c) => {
+                let mut stmt = c.prepare(sqlite).unwrap();
+                let n = stmt.column_count();
+                stmt.query_map(rusqlite::params_from_iter(params.iter()), |r| {
+                    (0..n)
+                        .map(|i| {
+                            Ok(match r.get_ref(i)? {
+                                rusqlite::types::ValueRef::Null => None,
+                                rusqlite::types::ValueRef::Integer(x) => Some(x.to_string()),
+                                v => Some(String::from_utf8_lossy(v.as_bytes()?).into_owned()),
+                            })
+                        })
+                        .collect()
+                })
+                .unwrap()
+                .map(|r| r.unwrap())
+                .collect()
+            }
+            Raw::Postgres(c) => {
+                let p: Vec<&(dyn postgres::types::ToSql + Sync)> = params
+                    .iter()
+                    .map(|x| x as &(dyn postgres::types::ToSql + Sync))
+                    .collect();
+                c.borrow_mut()
+                    .query(pg, &p)
+                    .unwrap()
+                    .iter()
+                    .map(|r| (0..r.len()).map(|i| r.get(i)).collect())
+                    .collect()
+            }
+        }
+    }
+
+    /// Thread ids, ordered.
+    pub fn thread_ids(&self) -> Vec<String> {
+        self.strings(
+            "SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id",
+            "SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id",
+            &[],
+        )
+        .into_iter()
+        .map(|r| r[0].clone().unwrap())
+        .collect()
+    }
+
+    /// `(ns, checkpoint id)` of every checkpoint of a thread, by checkpoint id.
+    pub fn checkpoints(&self, tid: &str) -> Vec<(String, String)> {
+        self.strings(
+            "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id=?1 ORDER BY checkpoint_id",
+            "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id=$1 ORDER BY checkpoint_id COLLATE \"C\"",
+            &[tid],
+        )
+        .into_iter()
+        .map(|r| (r[0].clone().unwrap(), r[1].clone().unwrap()))
+        .collect()
+    }
+
+    /// The `checkpoints.type` column (always NULL for PostgresSaver).
+    pub fn checkpoint_type(&self, tid: &str, ns: &str, id: &str) -> Option<String> {
+        self.strings(
+            "SELECT type FROM checkpoints WHERE thread_id=?1 AND checkpoint_ns=?2 AND checkpoint_id=?3",
+            "SELECT type FROM checkpoints WHERE thread_id=$1 AND checkpoint_ns=$2 AND checkpoint_id=$3",
+            &[tid, ns, id],
+        )
+        .into_iter()
+        .next()
+        .and_then(|r| r[0].clone())
+    }
+
+    /// Writes on checkpoints that were never saved, by (task_path, idx).
+    pub fn orphans(&self, tid: &str) -> Vec<Json> {
+        let mut rows: Vec<Json> = self
+            .strings(
+                "SELECT w.task_id, w.task_path, w.idx, w.channel, w.type FROM writes w LEFT JOIN checkpoints c
+                 USING (thread_id, checkpoint_ns, checkpoint_id) WHERE w.thread_id=?1 AND c.checkpoint_id IS NULL
+                 ORDER BY w.task_path, w.idx",
+                "SELECT w.task_id, w.task_path, w.idx::text, w.channel, w.type FROM checkpoint_writes w LEFT JOIN checkpoints c
+                 USING (thread_id, checkpoint_ns, checkpoint_id) WHERE w.thread_id=$1 AND c.checkpoint_id IS NULL",
+                &[tid],
+            )
+            .into_iter()
+            .map(|r| {
+                json!({"null_task": r[0].as_deref() == Some(NULL_TASK_ID), "task_path": r[1],
+                       "idx": r[2].as_deref().unwrap().parse::<i64>().unwrap(), "channel": r[3], "type": r[4]})
+            })
+            .collect();
+        if matches!(self, Raw::Postgres(_)) {
+            // no insertion order to fall back on: the whole row is the key
+            rows.sort_by_key(|r| {
+                (
+                    r["task_path"].to_string(),
+                    r["idx"].as_i64(),
+                    r["channel"].to_string(),
+                    r["type"].to_string(),
+                )
+            });
+        }
+        rows
+    }
+
+    /// PostgresSaver's own layout of a thread, for what the store's reads hide: per checkpoint
+    /// the JSONB's top-level keys and its inline (primitive) channel values; per blob row its
+    /// channel, version (integer part), type, value and how many of the thread's checkpoints
+    /// name exactly that version (blob sharing). `None` on SQLite.
+    pub fn postgres_layout(
+        &self,
+        tid: &str,
+        ns_label: &dyn Fn(&str) -> String,
+        cp_label: &dyn Fn(&str, &str) -> String,
+    ) -> Option<Json> {
+        let Raw::Postgres(c) = self else { return None };
+        let mut c = c.borrow_mut();
+        let o = ViewOptions::default();
+        let mut checkpoints: Vec<(String, Json)> = c
+            .query(
+                "SELECT checkpoint_ns, checkpoint_id, checkpoint::text FROM checkpoints WHERE thread_id=$1",
+                &[&tid],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let (ns, id, body): (String, String, String) = (r.get(0), r.get(1), r.get(2));
+                let body: Json = serde_json::from_str(&body).unwrap();
+                let mut keys: Vec<&String> = body.as_object().unwrap().keys().collect();
+                keys.sort();
+                (
+                    format!("{} {}", ns_label(&ns), cp_label(&ns, &id)),
+                    json!({"keys": keys, "inline": body["channel_values"], "id_matches": body["id"] == json!(id)}),
+                )
+            })
+            .collect();
+        checkpoints.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut blobs: Vec<Json> = c
+            .query(
+                "SELECT b.checkpoint_ns, b.channel, b.version, b.type, b.blob,
+                        (SELECT count(*) FROM checkpoints c WHERE c.thread_id = b.thread_id
+                           AND c.checkpoint_ns = b.checkpoint_ns
+                           AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)
+                 FROM checkpoint_blobs b WHERE b.thread_id=$1",
+                &[&tid],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let (ns, channel, version, ty): (String, String, String, String) =
+                    (r.get(0), r.get(1), r.get(2), r.get(3));
+                let blob: Option<Vec<u8>> = r.get(4);
+                let refs: i64 = r.get(5);
+                let mut value = match ty.as_str() {
+                    "empty" => json!("<empty>"),
+                    _ => superstep::value::Typed::decode(&ty, blob.as_deref().unwrap_or(&[]))
+                        .unwrap()
+                        .view(o),
+                };
+                sort_sets(&mut value);
+                json!({"ns": ns_label(&ns), "channel": channel,
+                       "version": version_int(&json!(version)), "type": ty,
+                       "value": value, "referenced_by": refs})
+            })
+            .collect();
+        blobs.sort_by_key(|b| {
+            (
+                b["ns"].to_string(),
+                b["channel"].to_string(),
+                b["version"].as_i64(),
+            )
+        });
+        let layout: serde_json::Map<String, Json> = checkpoints.into_iter().collect();
+        Some(json!({"checkpoints": layout, "blobs": blobs}))
+    }
 }
 
 /// What the normaliser needs of a graph: each node's triggers (task ids) and plain edges
@@ -372,32 +565,17 @@ impl Normalizer {
     pub fn normalize_threads(&self, db: &Path, only: Option<&[String]>) -> Json {
         let store = Store::open(db, Mode::ReadOnly).unwrap();
         // the raw rows, read with a connection of our own (the store hands out none)
-        let conn = read_only(db);
+        let raw = Raw::open(db);
         let o = ViewOptions::default();
         let mut threads = serde_json::Map::new();
-        let mut stmt = conn
-            .prepare("SELECT DISTINCT thread_id FROM checkpoints ORDER BY thread_id")
-            .unwrap();
-        let tids: Vec<String> = stmt
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(|r| r.unwrap())
-            .collect();
-        for tid in tids {
+        for tid in raw.thread_ids() {
             if only.is_some_and(|o| !o.contains(&tid)) {
                 continue;
             }
             // every namespace of the thread; labels count creation order within a namespace
             // (LangGraph runs parallel subgraphs on threads: the interleaving of their
             // checkpoints with each other is not deterministic, the order inside each one is)
-            let mut stmt = conn
-                .prepare("SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id=?1 ORDER BY checkpoint_id")
-                .unwrap();
-            let all: Vec<(String, String)> = stmt
-                .query_map([&tid], |r| Ok((r.get(0)?, r.get(1)?)))
-                .unwrap()
-                .map(|r| r.unwrap())
-                .collect();
+            let all: Vec<(String, String)> = raw.checkpoints(&tid);
             let labels: Vec<String> = all.iter().map(|(_, c)| c.clone()).collect();
             let mut per_ns: std::collections::HashMap<(String, String), String> =
                 std::collections::HashMap::new();
@@ -552,13 +730,7 @@ impl Normalizer {
                     out.push(json!({
                         "label": label_in(ns, &r.checkpoint_id),
                         "parent": r.parent_checkpoint_id.as_deref().map(|p| label_in(ns, p)),
-                        "type": conn
-                            .query_row(
-                                "SELECT type FROM checkpoints WHERE thread_id=?1 AND checkpoint_ns=?2 AND checkpoint_id=?3",
-                                [&r.thread_id, &r.checkpoint_ns, &r.checkpoint_id],
-                                |x| x.get::<_, Option<String>>(0),
-                            )
-                            .unwrap(),
+                        "type": raw.checkpoint_type(&r.thread_id, &r.checkpoint_ns, &r.checkpoint_id),
                         "metadata": md,
                         "clock_seq": clock,
                         "v": cp.v,
@@ -572,26 +744,22 @@ impl Normalizer {
                 ns_out.insert(ns_label.clone(), Json::Array(std::mem::take(&mut out)));
             }
             // writes on checkpoints that were never saved (orphans)
-            let mut stmt = conn
-                .prepare(
-                    "SELECT w.task_id, w.task_path, w.idx, w.channel, w.type FROM writes w LEFT JOIN checkpoints c
-                     USING (thread_id, checkpoint_ns, checkpoint_id) WHERE w.thread_id=?1 AND c.checkpoint_id IS NULL
-                     ORDER BY w.task_path, w.idx",
-                )
-                .unwrap();
-            let orphans: Vec<Json> = stmt
-                .query_map([&tid], |r| {
-                    let task: String = r.get(0)?;
-                    Ok(json!({"null_task": task == NULL_TASK_ID, "task_path": r.get::<_, String>(1)?, "idx": r.get::<_, i64>(2)?, "channel": r.get::<_, String>(3)?, "type": r.get::<_, Option<String>>(4)?}))
-                })
-                .unwrap()
-                .map(|x| x.unwrap())
-                .collect();
+            let orphans = raw.orphans(&tid);
+            let ns_label_of = |n: &str| {
+                ns_labels
+                    .iter()
+                    .find(|(x, _)| x == n)
+                    .map(|(_, l)| l.clone())
+                    .unwrap_or_else(|| node_path(n))
+            };
+            let layout = raw.postgres_layout(&tid, &ns_label_of, &|ns, id| label_in(ns, id));
             let root = ns_out.remove("").unwrap_or(Json::Array(Vec::new()));
-            threads.insert(
-                tid,
-                json!({"checkpoints": root, "subgraphs": ns_out, "orphan_writes": orphans}),
-            );
+            let mut thread =
+                json!({"checkpoints": root, "subgraphs": ns_out, "orphan_writes": orphans});
+            if let Some(layout) = layout {
+                thread["postgres"] = layout;
+            }
+            threads.insert(tid, thread);
         }
         Json::Object(threads)
     }

@@ -7,6 +7,8 @@
 # OUT_DIR/<graph>.sqlite and OUT_DIR/<graph>.events.json. PYTHON defaults to the oracle venv's python
 # (tests/oracle/setup_venv.sh). Prints one line per scenario and exits non-zero if any run crashed
 # (an op that raises is an outcome recorded in the events file, not a crash).
+# With SUPERSTEP_DIFF_PG=URL (a Postgres role that may create databases) each scenario is played on a
+# real PostgresSaver instead, in a fresh database diff_<graph>; OUT_DIR/<graph>.pgurl names it.
 set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -31,7 +33,8 @@ for scen in "$HERE"/scenarios/*.json; do
   found=1
   name="$(basename "$scen" .json)"
   log="$(mktemp)"
-  if "$PY" "$HERE/run_twin.py" "$name" --out "$OUT" --python-repo "$REPO" >"$log" 2>&1; then
+  if "$PY" "$HERE/run_twin.py" "$name" --out "$OUT" --python-repo "$REPO" \
+      ${SUPERSTEP_DIFF_PG:+--pg "$SUPERSTEP_DIFF_PG"} >"$log" 2>&1; then
     echo "ok    $name: $(tail -n 1 "$log")"
   else
     echo "FAIL  $name"

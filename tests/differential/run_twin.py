@@ -18,6 +18,9 @@ the thread's latest checkpoint and a node with no pending interrupt is left out 
 An op that raises (a node error, a plain resume with several interrupts pending, ...) is recorded and
 the scenario goes on; a malformed scenario (unknown op or key, checkpoint index out of range) stops
 the run with exit code 1.
+
+With `--pg URL` (a Postgres role that may create databases) the saver is a real PostgresSaver on a
+fresh database `diff_GRAPH_NAME` of that server instead, and DIR/GRAPH_NAME.pgurl holds its URL.
 """
 from __future__ import annotations
 
@@ -39,6 +42,7 @@ from twin import build_graph  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "oracle"))
 from common import finalize_db  # noqa: E402,F401  (re-exported to handoff.py)
 from common import fresh_db_at as fresh_db  # noqa: E402
+from common import fresh_pg  # noqa: E402
 from common import topology  # noqa: E402
 
 logging.getLogger("langgraph.checkpoint.serde.jsonplus").setLevel(logging.ERROR)
@@ -59,12 +63,30 @@ class ScenarioError(Exception):
     """The scenario itself is wrong (not an outcome of the op)."""
 
 
+def is_pg(conn) -> bool:
+    """A psycopg connection (PostgresSaver's tables) rather than sqlite3 (SqliteSaver's)."""
+    return type(conn).__module__.startswith("psycopg")
+
+
+def sql(conn, query: str, params=()) -> list:
+    """Rows (tuples) of `query` written for SqliteSaver's tables (`?` placeholders, table `writes`
+    with column `value`); on Postgres the same query on PostgresSaver's tables."""
+    if not is_pg(conn):
+        return conn.execute(query, params).fetchall()
+    from psycopg.rows import tuple_row
+
+    query = (query.replace("?", "%s").replace(" writes ", " checkpoint_writes ")
+             .replace(" value FROM", " blob FROM"))
+    return conn.cursor(row_factory=tuple_row).execute(query, params).fetchall()
+
+
 def checkpoint_id(conn, thread: str, n: int) -> str:
-    rows = conn.execute(
+    rows = sql(
+        conn,
         "SELECT checkpoint_id FROM checkpoints WHERE thread_id=? AND checkpoint_ns='' "
         "ORDER BY checkpoint_id",
         (thread,),
-    ).fetchall()
+    )
     if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < len(rows):
         raise ScenarioError(f"checkpoint {n!r} out of range (the thread has {len(rows)} checkpoints)")
     return rows[n][0]
@@ -78,18 +100,20 @@ def pending_interrupt_id(saver, conn, thread: str, node: str):
     tests/differential.rs does: the task whose task_path is "~__pregel_pull, <node>"; None when that
     task has finished (a write to a non-control channel) or has no interrupt; else the last interrupt
     of its last __interrupt__ write."""
-    row = conn.execute(
+    rows = sql(
+        conn,
         "SELECT checkpoint_id FROM checkpoints WHERE thread_id=? AND checkpoint_ns='' "
         "ORDER BY checkpoint_id DESC LIMIT 1",
         (thread,),
-    ).fetchone()
-    if row is None:
+    )
+    if not rows:
         return None
-    writes = conn.execute(
+    writes = sql(
+        conn,
         "SELECT task_id, task_path, channel, type, value FROM writes WHERE thread_id=? AND checkpoint_ns='' "
         "AND checkpoint_id=? ORDER BY task_id, idx",
-        (thread, row[0]),
-    ).fetchall()
+        (thread, rows[0][0]),
+    )
     if node.startswith("*"):
         # "*k": the k-th unfinished task with an interrupt, in (task_path, task_id) order
         order = sorted({(w[1], w[0]) for w in writes if w[2] == "__interrupt__"})
@@ -172,7 +196,7 @@ def play_op(graph, conn, thread: str, op: dict):
     graph.invoke(inp, config, **kw)
 
 
-def run(graph_name: str, out_dir: str, repo: str) -> list[dict]:
+def run(graph_name: str, out_dir: str, repo: str, pg: str | None = None) -> list[dict]:
     spec_path = os.path.join(repo, "graphs", f"{graph_name}.json")
     scen_path = os.path.join(repo, "tests", "differential", "scenarios", f"{graph_name}.json")
     with open(scen_path, encoding="utf-8") as f:
@@ -181,8 +205,14 @@ def run(graph_name: str, out_dir: str, repo: str) -> list[dict]:
         raise ScenarioError(f"{scen_path}: graph is {scenario.get('graph')!r}, expected {graph_name!r}")
 
     os.makedirs(out_dir, exist_ok=True)
-    db_path = os.path.join(out_dir, f"{graph_name}.sqlite")
-    conn, saver = fresh_db(db_path)
+    if pg:
+        db_path = None
+        url, conn, saver = fresh_pg(graph_name, prefix="diff_", base=pg)
+        with open(os.path.join(out_dir, f"{graph_name}.pgurl"), "w", encoding="utf-8") as f:
+            f.write(url + "\n")
+    else:
+        db_path = os.path.join(out_dir, f"{graph_name}.sqlite")
+        conn, saver = fresh_db(db_path)
     graph = build_graph(spec_path, saver, seed=scenario.get("seed", 0))
 
     events: list[dict] = []
@@ -200,7 +230,10 @@ def run(graph_name: str, out_dir: str, repo: str) -> list[dict]:
                 else:
                     events.append({"thread": thread, "op": i, "outcome": "ok"})
     finally:
-        finalize_db(db_path, conn)
+        if pg:
+            conn.close()
+        else:
+            finalize_db(db_path, conn)
 
     with open(os.path.join(out_dir, f"{graph_name}.events.json"), "w", encoding="utf-8") as f:
         json.dump(events, f, indent=1, ensure_ascii=False)
@@ -222,9 +255,11 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--python-repo", default=os.path.dirname(os.path.dirname(HERE)),
                     help="repository root holding graphs/ and tests/differential/scenarios/")
+    ap.add_argument("--pg", default=None, metavar="URL",
+                    help="play on PostgresSaver: a fresh database diff_GRAPH on this server")
     args = ap.parse_args()
     try:
-        events = run(args.graph, os.path.abspath(args.out), os.path.abspath(args.python_repo))
+        events = run(args.graph, os.path.abspath(args.out), os.path.abspath(args.python_repo), args.pg)
     except ScenarioError as e:
         print(f"run_twin: {e}", file=sys.stderr)
         return 1

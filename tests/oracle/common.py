@@ -81,22 +81,37 @@ def _pg_url(base: str, dbname: str) -> str:
     return f"{scheme}://{authority}/{dbname}" + (f"?{query}" if query else "")
 
 
-def fresh_pg(name: str):
-    """(url, conn, PostgresSaver) for a brand-new database `fx_<name>` on the ORACLE_PG server."""
+def fresh_pg_database(db: str, base: str | None = None) -> str:
+    """The URL of a brand-new, empty database `db` on the `base` server (default ORACLE_PG; a role
+    that may create databases): dropped first if it exists."""
+    import psycopg
+
+    base = base or ORACLE_PG
+    with psycopg.connect(base, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{db}"')
+    return _pg_url(base, db)
+
+
+def pg_saver(url: str, setup: bool = True):
+    """(conn, PostgresSaver) on `url`, the connection opened as PostgresSaver.from_conn_string
+    opens it (autocommit, dict rows, no prepared statements)."""
     import psycopg
     from psycopg.rows import dict_row
     from langgraph.checkpoint.postgres import PostgresSaver
 
-    db = f"fx_{name}"
-    with psycopg.connect(ORACLE_PG, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{db}"')
-    url = _pg_url(ORACLE_PG, db)
-    # as PostgresSaver.from_conn_string opens it
     conn = psycopg.Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
     saver = PostgresSaver(conn)
-    saver.setup()
-    return url, conn, saver
+    if setup:
+        saver.setup()
+    return conn, saver
+
+
+def fresh_pg(name: str, prefix: str = "fx_", base: str | None = None):
+    """(url, conn, PostgresSaver) for a brand-new database `<prefix><name>` on the `base` server
+    (default ORACLE_PG)."""
+    url = fresh_pg_database(f"{prefix}{name}", base)
+    return (url, *pg_saver(url))
 
 
 def finalize_db(path: str, conn: sqlite3.Connection) -> None:

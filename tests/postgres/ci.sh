@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The Postgres stage of .ci/run (about 3 min here): a throwaway PostgreSQL 15 cluster, every oracle
-# fixture regenerated with real PostgresSaver and compared snapshot by snapshot, the failure cases,
-# and a small scale run with superstep's query plans checked for full scans. Stops the cluster on
-# any exit. Needs Debian's postgresql-15 (tests/postgres/cluster.sh fails loudly without it).
+# The Postgres stage of .ci/run (about 9 min here): a throwaway PostgreSQL 15 cluster, every oracle
+# fixture regenerated with real PostgresSaver and compared snapshot by snapshot, the differential
+# and hand-off suites on PostgresSaver, the failure cases, and a small scale run with superstep's
+# query plans checked for full scans. Stops the cluster on any exit. Needs Debian's postgresql-15
+# (tests/postgres/cluster.sh fails loudly without it).
 #
 #   bash tests/postgres/ci.sh
 set -euo pipefail
@@ -11,7 +12,11 @@ cd "$(dirname "$0")/../.."
 PGPY=$(bash tests/oracle/setup_venv.sh "$PWD/.venv-oracle-pg" "$PWD/tests/oracle/requirements-postgres.txt" | tail -n 1)
 PGDIR=$(mktemp -d /tmp/superstep-pg.XXXXXX)
 PGFX=$(mktemp -d)
-trap 'bash tests/postgres/cluster.sh stop "$PGDIR"; rm -rf "$PGFX"' EXIT
+PGDIFF=$(mktemp -d)
+PGHAND=$(mktemp -d)
+trap 'bash tests/postgres/cluster.sh stop "$PGDIR"; rm -rf "$PGFX" "$PGDIFF" "$PGHAND"' EXIT
+cargo build --quiet
+BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/superstep"
 # a free port of our own (another cluster may hold the default)
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 eval "$(bash tests/postgres/cluster.sh start "$PGDIR" "$PORT")"
@@ -20,13 +25,20 @@ echo "-- PostgresSaver oracle fixtures, regenerated live and compared"
 SUPERSTEP_ORACLE_PG="$SUPERSTEP_PG_URL" bash tests/oracle/generate_all.sh "$PGFX" "$PGPY"
 SUPERSTEP_PG_FIXTURES="$PGFX" cargo test --test oracle_fixtures -- --ignored --nocapture
 
+echo "-- differential on Postgres: every scenario on real PostgresSaver (diff_*) and on the engine (ss_*), rows compared (~2 min)"
+SUPERSTEP_DIFF_PG="$SUPERSTEP_PG_URL" bash tests/differential/generate.sh "$PGDIFF" "$PGPY"
+SUPERSTEP_PG_DIFFERENTIAL="$PGDIFF" cargo test --test differential -- --ignored --nocapture
+
+echo "-- hand-off on Postgres: threads started by superstep finished by PostgresSaver and back (~3 min)"
+SUPERSTEP_HANDOFF_PG="$SUPERSTEP_PG_URL" bash tests/differential/handoff/handoff.sh "$PGHAND" "$PGPY" "$BIN"
+SUPERSTEP_HANDOFF="$PGHAND" cargo test --test handoff -- --ignored --nocapture
+
 echo "-- failures: server down, bad credentials, wrong database, no tables, newer migration level"
 cargo test --test postgres -- --ignored --nocapture
 
 echo "-- scale (small): 1,000 threads x 25 checkpoints; superstep's plans checked for full scans"
 "$PGPY" -c "import psycopg; psycopg.connect('$SUPERSTEP_PG_URL', autocommit=True).execute('CREATE DATABASE scale')"
-cargo build --quiet
-"$PGPY" tests/postgres/scale.py --superstep "${CARGO_TARGET_DIR:-$PWD/target}/debug/superstep" --threads 1000 \
+"$PGPY" tests/postgres/scale.py --superstep "$BIN" --threads 1000 \
   --url "${SUPERSTEP_PG_URL%/*}/scale" \
   --admin-url "postgresql://postgres@/scale?host=$SUPERSTEP_PG_DIR&port=$SUPERSTEP_PG_PORT" \
   --log "$SUPERSTEP_PG_DIR/server.log"

@@ -33,6 +33,11 @@ Writes, besides the DBs (WAL folded, journal_mode=DELETE):
   DIR/summary.json                      counts, mismatches, skips, timings
 Prints one OK / MISMATCH / SKIP line per mixed thread. Exit code 0: all consistent; 1: a mismatch;
 3: a crash (malformed scenario, superstep died or timed out, ...).
+
+With `--pg URL` (a Postgres role that may create databases) the same runs happen on PostgresSaver:
+each DB above is a fresh database `ho_<graph>_<pure|ss_then_py|py_then_ss>` on that server (superstep
+gets its URL as --db and creates the tables itself when it plays first), and the manifest names the
+databases by URL.
 """
 from __future__ import annotations
 
@@ -67,6 +72,8 @@ def parse_args():
     ap.add_argument("--superstep", default=None, help="superstep binary (default REPO/target/debug/superstep)")
     ap.add_argument("--graphs", default=None, help="comma-separated graph names (default: every scenario)")
     ap.add_argument("--repo", default=REPO_DEFAULT, help="repository root (graphs/, tests/differential/)")
+    ap.add_argument("--pg", default=None, metavar="URL",
+                    help="play on PostgresSaver: fresh databases ho_<graph>_* on this server")
     return ap.parse_args()
 
 
@@ -104,7 +111,7 @@ reexec_if_needed(args)
 sys.path.insert(0, DIFF)
 import run_twin  # noqa: E402
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
-from run_twin import ScenarioError, checkpoint_id, finalize_db, fresh_db, pending_interrupt_id, play_op  # noqa: E402
+from run_twin import ScenarioError, checkpoint_id, finalize_db, fresh_db, pending_interrupt_id, play_op, sql  # noqa: E402
 from twin import build_graph, load_spec  # noqa: E402
 
 
@@ -261,15 +268,23 @@ class SuperstepSide:
 # ----------------------------------------------------------------------------------------------------
 
 class PyDB:
-    """A SqliteSaver connection + twin graph on one DB file, opened lazily (so superstep can create it)."""
+    """A SqliteSaver connection + twin graph on one DB file, opened lazily (so superstep can create it).
+    With `pg` (a server URL) `path` is a database name on that server and the saver is PostgresSaver:
+    the database is made empty, and superstep may create the tables in it."""
 
-    def __init__(self, path: str, spec_path: str, seed: int, fresh: bool):
+    def __init__(self, path: str, spec_path: str, seed: int, fresh: bool, pg: str | None = None):
         self.path = path
+        self.pg = pg
         self.spec_path = spec_path
         self.seed = seed
         self.conn = None
         self.saver = None
         self.graph = None
+        if pg:
+            from common import fresh_pg_database
+            self.target = fresh_pg_database(path, pg)
+            return
+        self.target = path
         if fresh:
             for suffix in ("", "-wal", "-shm", "-journal"):
                 if os.path.exists(path + suffix):
@@ -277,16 +292,27 @@ class PyDB:
 
     def ensure(self):
         if self.conn is None:
-            import sqlite3
-            self.conn = sqlite3.connect(self.path, check_same_thread=False)
-            self.saver = SqliteSaver(self.conn)
-            self.saver.setup()
+            if self.pg:
+                from common import pg_saver
+                self.conn, self.saver = pg_saver(self.target)
+            else:
+                import sqlite3
+                self.conn = sqlite3.connect(self.path, check_same_thread=False)
+                self.saver = SqliteSaver(self.conn)
+                self.saver.setup()
             self.graph = build_graph(self.spec_path, self.saver, seed=self.seed)
         return self
 
+    def _exists(self) -> bool:
+        if not self.pg:
+            return os.path.exists(self.path)
+        import psycopg
+        with psycopg.connect(self.target) as c:
+            return c.execute("SELECT to_regclass('checkpoints') IS NOT NULL").fetchone()[0]
+
     def reader(self):
-        """(conn, saver) if the file exists (superstep may not have created it yet), else (None, None)."""
-        if self.conn is None and not os.path.exists(self.path):
+        """(conn, saver) if the store exists (superstep may not have created it yet), else (None, None)."""
+        if self.conn is None and not self._exists():
             return None, None
         self.ensure()
         return self.conn, self.saver
@@ -302,6 +328,11 @@ class PyDB:
         return {"outcome": "ok"}
 
     def close(self):
+        if self.pg:
+            if self.conn is not None:
+                self.conn.close()
+                self.conn = None
+            return
         if self.conn is not None:
             finalize_db(self.path, self.conn)
             self.conn = None
@@ -373,18 +404,18 @@ def rows_view(conn, thread: str) -> dict:
     parent's index and its writes as (task_path, idx, channel, type), sorted; writes on checkpoints
     that were never saved ("orphans": the __resume__ of a Command, ...) by the same key. Ids, versions,
     timestamps and payloads are left to the row-by-row Rust comparison."""
-    cps = conn.execute("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id=? "
-                       "AND checkpoint_ns='' ORDER BY checkpoint_id", (thread,)).fetchall()
+    cps = sql(conn, "SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id=? "
+              "AND checkpoint_ns='' ORDER BY checkpoint_id", (thread,))
     index_of = {c[0]: i for i, c in enumerate(cps)}
     out = []
     for cid, parent in cps:
-        ws = conn.execute("SELECT task_path, idx, channel, type FROM writes WHERE thread_id=? AND "
-                          "checkpoint_ns='' AND checkpoint_id=?", (thread, cid)).fetchall()
+        ws = sql(conn, "SELECT task_path, idx, channel, type FROM writes WHERE thread_id=? AND "
+                 "checkpoint_ns='' AND checkpoint_id=?", (thread, cid))
         out.append({"parent": index_of.get(parent, None if parent is None else "?"),
                     "writes": sorted(canonical_edge_order([list(w) for w in ws]))})
-    orphans = conn.execute("SELECT w.task_path, w.idx, w.channel, w.type FROM writes w LEFT JOIN checkpoints c "
-                           "USING (thread_id, checkpoint_ns, checkpoint_id) WHERE w.thread_id=? AND "
-                           "w.checkpoint_ns='' AND c.checkpoint_id IS NULL", (thread,)).fetchall()
+    orphans = sql(conn, "SELECT w.task_path, w.idx, w.channel, w.type FROM writes w LEFT JOIN checkpoints c "
+                  "USING (thread_id, checkpoint_ns, checkpoint_id) WHERE w.thread_id=? AND "
+                  "w.checkpoint_ns='' AND c.checkpoint_id IS NULL", (thread,))
     return {"checkpoints": out, "orphan_writes": sorted([list(w) for w in orphans])}
 
 
@@ -442,7 +473,7 @@ def splits_of(n_ops: int) -> list[int]:
     return sorted({1, n_ops - 1}) if n_ops >= 2 else []
 
 
-def run_graph(name: str, repo: str, out: str, superstep: str, report: dict) -> None:
+def run_graph(name: str, repo: str, out: str, superstep: str, report: dict, pg: str | None = None) -> None:
     spec_path = os.path.join(repo, "graphs", f"{name}.json")
     scen_path = os.path.join(repo, "tests", "differential", "scenarios", f"{name}.json")
     with open(scen_path, encoding="utf-8") as f:
@@ -462,8 +493,8 @@ def run_graph(name: str, repo: str, out: str, superstep: str, report: dict) -> N
 
     # the reference: every suffixed thread played entirely by LangGraph
     t0 = time.monotonic()
-    pure_path = os.path.join(out, f"{name}.pure.sqlite")
-    pure = PyDB(pure_path, spec_path, seed, fresh=True).ensure()
+    pure_path = f"ho_{name}_pure" if pg else os.path.join(out, f"{name}.pure.sqlite")
+    pure = PyDB(pure_path, spec_path, seed, fresh=True, pg=pg).ensure()
     pure_events = []
     pure_outcomes = {}
     pure_views = {}
@@ -486,8 +517,8 @@ def run_graph(name: str, repo: str, out: str, superstep: str, report: dict) -> N
 
     for direction in DIRECTIONS:
         t0 = time.monotonic()
-        mixed_path = os.path.join(out, f"{name}.{direction}.sqlite")
-        mixed = PyDB(mixed_path, spec_path, seed, fresh=True)
+        mixed_path = f"ho_{name}_{direction}" if pg else os.path.join(out, f"{name}.{direction}.sqlite")
+        mixed = PyDB(mixed_path, spec_path, seed, fresh=True, pg=pg)
         events = []
         compared = []
         try:
@@ -521,7 +552,7 @@ def run_graph(name: str, repo: str, out: str, superstep: str, report: dict) -> N
                                 ev = mixed.play(tid, op)
                             else:
                                 conn, saver = mixed.reader()
-                                ev = ss.play(mixed_path, tid, op, conn, saver)
+                                ev = ss.play(mixed.target, tid, op, conn, saver)
                         except ScenarioError as e:
                             # the scenario itself was fine on the pure run: here it is a divergence
                             # (e.g. a checkpoint index the mixed thread doesn't have)
@@ -584,7 +615,8 @@ def run_graph(name: str, repo: str, out: str, superstep: str, report: dict) -> N
             continue
         report["manifest"].append({
             "graph": name, "direction": direction,
-            "mixed_db": os.path.basename(mixed_path), "pure_db": os.path.basename(pure_path),
+            "mixed_db": mixed.target if pg else os.path.basename(mixed_path),
+            "pure_db": pure.target if pg else os.path.basename(pure_path),
             "mixed_events": f"{name}.{direction}.events.json", "pure_events": f"{name}.pure.events.json",
             "threads": compared,
         })
@@ -608,7 +640,7 @@ def main() -> int:
     rc = 0
     try:
         for g in graphs:
-            run_graph(g, repo, out, superstep, report)
+            run_graph(g, repo, out, superstep, report, args.pg)
     except (ScenarioError, Crash) as e:
         print(f"handoff: CRASH: {e}", file=sys.stderr)
         rc = 3

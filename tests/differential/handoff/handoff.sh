@@ -10,6 +10,8 @@
 # (tests/oracle/setup_venv.sh); SUPERSTEP_BIN to target/debug/superstep (not built here).
 # Writes OUT_DIR/<graph>.{ss_then_py,py_then_ss,pure}.sqlite, *.events.json, manifest.json,
 # summary.json. Exit code: 0 consistent, non-zero on a mismatch or a crash.
+# With SUPERSTEP_HANDOFF_PG=URL (a Postgres role that may create databases) the DBs are PostgresSaver
+# databases ho_<graph>_* on that server instead (the manifest names them by URL).
 set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -32,7 +34,8 @@ mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 export PYTHONHASHSEED=0
 
-"$PY" "$HERE/handoff.py" --out "$OUT" --superstep "$BIN" --repo "$REPO"
+"$PY" "$HERE/handoff.py" --out "$OUT" --superstep "$BIN" --repo "$REPO" \
+  ${SUPERSTEP_HANDOFF_PG:+--pg "$SUPERSTEP_HANDOFF_PG"}
 rc=$?
 
 if [ ! -f "$OUT/summary.json" ]; then

@@ -10,6 +10,7 @@
 //! | SS003 | an interrupt payload that cannot be serialised (a function, lambda or set) |
 //! | SS004 | an interrupt payload computed above it from a nondeterministic helper (approval drift) |
 //! | SS005 | the order or number of a node's interrupts can vary between executions |
+//! | SS006 | a node changes the state it was given in place (`state["items"].append(x)`): in LangGraph that changes the channel itself, bypassing the reducer |
 
 use crate::spec::starlark::dialect;
 use serde::Serialize;
@@ -389,6 +390,148 @@ impl Func<'_> {
     }
 }
 
+/// SS006: in-place changes to the state a node was given. LangGraph hands a node the channels'
+/// own objects, so `state["items"].append(x)`, `state["meta"]["k"] = 2`, `items += [x]` on an
+/// alias change the channel without a write: no reducer runs, no version moves, and every later
+/// checkpoint stores the change (superstep reproduces this; see `spec::aliasing`).
+struct Aliasing<'a, 'o> {
+    ast: &'a AstModule,
+    file: &'a str,
+    node: &'a str,
+    param: &'a str,
+    /// Local names bound to a value taken from the state (`items = state["items"]`, a loop
+    /// variable over one).
+    aliases: BTreeSet<String>,
+    out: &'o mut Vec<Finding>,
+}
+
+impl Aliasing<'_, '_> {
+    /// Whether `e` is a value inside the state (not the state dict itself, which is a fresh dict).
+    fn value(&self, e: &AstExpr) -> bool {
+        match &e.node {
+            ExprP::Index(pair) => self.is_param(&pair.0) || self.value(&pair.0),
+            ExprP::Call(f, _) => matches!(&f.node, ExprP::Dot(obj, m)
+                if m.node == "get" && (self.is_param(obj) || self.value(obj))),
+            ExprP::Identifier(id) => self.aliases.contains(&id.node.ident),
+            _ => false,
+        }
+    }
+
+    fn is_param(&self, e: &AstExpr) -> bool {
+        matches!(&e.node, ExprP::Identifier(id) if id.node.ident == self.param)
+    }
+
+    fn push(&mut self, span: starlark::codemap::Span, what: String) {
+        let r = self.ast.file_span(span).resolve_span();
+        self.out.push(Finding {
+            file: self.file.to_string(),
+            line: r.begin.line + 1,
+            col: r.begin.column + 1,
+            rule: "SS006",
+            node: self.node.to_string(),
+            message: format!(
+                "{what} changes the state in place: LangGraph handed the node the channel's own object, so this changes the channel without a write — no reducer runs, no version moves, nothing triggers — and every later checkpoint stores it"
+            ),
+            fix: "return the new value instead (`return {\"items\": state[\"items\"] + [x]}`), or change a copy (`items = list(state[\"items\"])`)".into(),
+        });
+    }
+
+    fn snippet(&self, span: starlark::codemap::Span) -> String {
+        let t = self.ast.file_span(span).source_span().to_string();
+        let t = t.lines().next().unwrap_or_default().trim().to_string();
+        format!("`{}`", crate::text::cut(&t, 60))
+    }
+
+    fn expr(&mut self, e: &AstExpr) {
+        if let ExprP::Call(f, _) = &e.node {
+            if let ExprP::Dot(obj, m) = &f.node {
+                if crate::spec::aliasing::MUTATORS.contains(&m.node.as_str()) && self.value(obj) {
+                    let what = self.snippet(e.span);
+                    self.push(e.span, what);
+                }
+            }
+        }
+        e.node.visit_expr(|c| self.expr(c));
+    }
+
+    fn target(
+        &mut self,
+        lhs: &starlark::syntax::ast::AstAssignTargetP<starlark::syntax::ast::AstNoPayload>,
+        augmented: bool,
+        stmt: starlark::codemap::Span,
+    ) {
+        match &lhs.node {
+            AssignTargetP::Index(b) => {
+                // `state["k"] = v` rebinds a key of the fresh dict: harmless; one level deeper
+                // (or `state["k"] += [...]`, which extends the list in place) is not
+                if self.value(&b.0) || (augmented && self.is_param(&b.0)) {
+                    let what = self.snippet(stmt);
+                    self.push(lhs.span, what);
+                }
+            }
+            AssignTargetP::Dot(obj, _) if self.value(obj) => {
+                let what = self.snippet(stmt);
+                self.push(lhs.span, what);
+            }
+            AssignTargetP::Identifier(id) if augmented && self.aliases.contains(&id.node.ident) => {
+                let what = self.snippet(stmt);
+                self.push(lhs.span, what);
+            }
+            AssignTargetP::Tuple(items) => {
+                items.iter().for_each(|x| self.target(x, augmented, stmt))
+            }
+            _ => {}
+        }
+    }
+
+    fn stmt(&mut self, s: &AstStmt) {
+        match &s.node {
+            StmtP::Assign(a) => {
+                self.expr(&a.rhs);
+                self.target(&a.lhs, false, s.span);
+                if let AssignTargetP::Identifier(id) = &a.lhs.node {
+                    if self.value(&a.rhs) {
+                        self.aliases.insert(id.node.ident.clone());
+                    } else {
+                        self.aliases.remove(&id.node.ident);
+                    }
+                }
+            }
+            StmtP::AssignModify(lhs, _, rhs) => {
+                self.expr(rhs);
+                self.target(lhs, true, s.span);
+            }
+            StmtP::For(f) => {
+                self.expr(&f.over);
+                // iterating a state value, or a literal list holding one, binds its items
+                let over = match &f.over.node {
+                    ExprP::List(xs) | ExprP::Tuple(xs) => xs.iter().any(|x| self.value(x)),
+                    _ => self.value(&f.over),
+                };
+                if let AssignTargetP::Identifier(id) = &f.var.node {
+                    if over {
+                        self.aliases.insert(id.node.ident.clone());
+                    }
+                }
+                self.stmt(&f.body);
+            }
+            StmtP::Statements(v) => v.iter().for_each(|x| self.stmt(x)),
+            StmtP::If(c, body) => {
+                self.expr(c);
+                self.stmt(body);
+            }
+            StmtP::IfElse(c, b) => {
+                self.expr(c);
+                self.stmt(&b.0);
+                self.stmt(&b.1);
+            }
+            StmtP::Expression(e) | StmtP::Return(Some(e)) => self.expr(e),
+            // a nested def has its own state parameter, if any
+            _ => {}
+        }
+    }
+}
+
 /// Lint Starlark source for the given node functions.
 pub fn lint_source(
     file: &str,
@@ -437,6 +580,17 @@ pub fn lint_source(
         }
         f.stmt(&def.body);
         out.extend(f.out);
+        if let Some(p) = def.params.first().and_then(|p| p.node.ident()) {
+            let mut a = Aliasing {
+                ast: &ast,
+                file,
+                node,
+                param: p.node.ident.as_str(),
+                aliases: BTreeSet::new(),
+                out: &mut out,
+            };
+            a.stmt(&def.body);
+        }
     }
     out.sort_by(|a, b| (a.line, a.col, a.rule).cmp(&(b.line, b.col, b.rule)));
     out.dedup();

@@ -106,6 +106,7 @@ fn exactly_the_pitfall_graphs_are_flagged() {
     // ask_sub records an effect before its interrupt to show the re-run; subgraph, nested and
     // nested_mid run it as a subgraph
     let want = [
+        "aliasing",
         "ask_sub",
         "drift",
         "error_between",
@@ -118,4 +119,25 @@ fn exactly_the_pitfall_graphs_are_flagged() {
     // and a bad spec is exit 2
     let o = superstep(&["lint", "/nonexistent.json"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn ss006_state_changed_in_place() {
+    assert_eq!(
+        rules("def n(s):\n    s['items'].append(1)\n    return {}\n"),
+        [("SS006", 2)]
+    );
+    assert_eq!(rules("def n(s):\n    s['meta']['k'] = 2\n"), [("SS006", 2)]);
+    assert_eq!(rules("def n(s):\n    s['items'] += [1]\n"), [("SS006", 2)]);
+    // through an alias, a loop variable, .get()
+    assert_eq!(
+        rules("def n(s):\n    items = s['items']\n    items += ['x']\n    for m in s['msgs']:\n        m['seen'] = True\n    s.get('d', {}).update({})\n"),
+        [("SS006", 3), ("SS006", 5), ("SS006", 6)]
+    );
+    // rebinding a key of the state dict, changing a copy or a fresh value: fine
+    assert!(rules("def n(s):\n    s['x'] = 1\n    items = list(s['items'])\n    items.append(1)\n    out = []\n    out.append(s['n'])\n    return {'items': items + out}\n").is_empty());
+    assert!(
+        rules("def n(s):\n    items = s['items']\n    items = []\n    items.append(1)\n")
+            .is_empty()
+    );
 }

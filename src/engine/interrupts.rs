@@ -61,6 +61,10 @@ pub struct TaskContext {
     /// `task_path_str` of the task and the step it runs in (for the helpers' stream).
     pub path: String,
     pub step: i64,
+    /// State values the code changed in place (`state["items"].append(x)`): LangGraph's node
+    /// holds the channels' own objects, so these are the channels' values now (no write, no
+    /// version). Latest change of a key last.
+    pub mutated: Vec<(String, Value)>,
 }
 
 impl TaskContext {
@@ -93,6 +97,7 @@ impl TaskContext {
             reexecution,
             path: path.to_string(),
             step,
+            mutated: Vec::new(),
         }
     }
 

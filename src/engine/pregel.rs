@@ -769,6 +769,14 @@ impl<'g> Engine<'g> {
                 Some(child) => self.run_subgraph(child, run, task, &mut cx, null_resume.clone()),
                 None => run_task(self.graph, &run.state, task, self.code, &mut cx),
             };
+            // what the node changed in place is the channels' value from now on (no write, no
+            // version), whatever became of the task — as in LangGraph, where the node held
+            // the channels' own objects
+            for (k, v) in std::mem::take(&mut cx.mutated) {
+                if let Some(ch) = run.state.channel_mut(&k) {
+                    ch.content = super::channels::Content::Value(v);
+                }
+            }
             if before_null.is_some() && null_resume.borrow().is_none() && own_null.is_some() {
                 // consumed: LangGraph removes it from the step's pending writes
                 if let Some(pos) = run

@@ -169,7 +169,18 @@ pub fn run_task(
         }
         let result = match &node.func {
             None => Ok(task.input.clone().unwrap_or(Value::Nil)),
-            Some(f) => code.call_node(f, &task.node_input(state, graph), cx),
+            Some(f) => {
+                let mut input = task.node_input(state, graph);
+                // a retry reads what an earlier attempt changed in place
+                if let NodeInput::State(entries) = &mut input {
+                    for (k, a) in entries.iter_mut() {
+                        if let Some((_, now)) = cx.mutated.iter().rev().find(|(m, _)| m == k) {
+                            *a = Arg::Owned(now.clone());
+                        }
+                    }
+                }
+                code.call_node(f, &input, cx)
+            }
         };
         // `task.writes`: what the node's interrupts sent, then what its writers wrote — kept
         // when a writer (a conditional edge) fails or interrupts part way, as LangGraph keeps
@@ -411,6 +422,7 @@ fn fresh_state<'a>(
     graph: &'a Graph,
     state: &'a State,
     writes: &[(String, Value)],
+    mutated: &[(String, Value)],
     code: &dyn NodeCode,
 ) -> Result<NodeInput<'a>, Failure> {
     let reducer = CodeReducer(code);
@@ -422,6 +434,18 @@ fn fresh_state<'a>(
             .filter(|(c, _)| c == k)
             .map(|(_, v)| v)
             .collect();
+        // the node changed this value in place: the channel holds the changed object
+        if let Some((_, now)) = mutated.iter().rev().find(|(m, _)| m == k) {
+            let mut copy: Channel = ch.clone();
+            copy.content = super::channels::Content::Value(now.clone());
+            let owned: Vec<Value> = vals.into_iter().cloned().collect();
+            copy.update(&owned, Some(&reducer))
+                .map_err(|e| invalid_update(&e.to_string()))?;
+            if let Some(v) = copy.get() {
+                out.push((k.as_str(), Arg::Owned(v)));
+            }
+            continue;
+        }
         if vals.is_empty() {
             if ch.is_available() {
                 if let Some(v) = ch.value_ref() {
@@ -483,7 +507,7 @@ fn node_writes(
             Writer::Edge(ch) => writes.push((ch.clone(), Value::Nil)),
             Writer::Join(ch) => writes.push((ch.clone(), Value::from(task.name.as_str()))),
             Writer::Branch { path, path_map } => {
-                let fresh = fresh_state(graph, state, writes, code).map_err(fail)?;
+                let fresh = fresh_state(graph, state, writes, &cx.mutated, code).map_err(fail)?;
                 let result = code.call_path(path, &fresh, cx);
                 // an interrupt() in the path function sends its RESUME into the task's writes
                 // here, between the node's writes and the branch's

@@ -1,6 +1,7 @@
 //! Graph specs: the JSON model (`model.rs`), the Starlark node code (`starlark.rs`), and loading
 //! both with every reference checked.
 
+pub mod aliasing;
 pub mod model;
 pub mod reads;
 pub mod starlark;

@@ -263,26 +263,45 @@ enum CallArg<'a> {
 impl CallArg<'_> {
     /// The Starlark value; a state dict holds only the keys in `only` when that is given (the
     /// function provably reads no others: see `spec::reads`).
-    fn to_star<'v>(&self, heap: Heap<'v>, only: Option<&[String]>) -> Value<'v> {
+    fn to_star<'v>(
+        &self,
+        heap: Heap<'v>,
+        only: Option<&[String]>,
+        tracked: Option<&mut Vec<(String, Value<'v>)>>,
+    ) -> Value<'v> {
         match self {
             CallArg::Value(v) => to_star(heap, v),
             CallArg::Input(NodeInput::Value(v)) => to_star(heap, v),
             CallArg::Input(NodeInput::State(entries)) => {
                 let seen = |k: &str| only.is_none_or(|o| o.iter().any(|x| x == k));
-                heap.alloc(AllocDict(entries.iter().filter(|(k, _)| seen(k)).map(
-                    |(k, a)| {
-                        let v = match a {
-                            Arg::Ref(v) => to_star(heap, v),
-                            Arg::Owned(v) => to_star(heap, v),
-                            Arg::Concat(a, b) => heap.alloc(AllocList(
-                                a.iter().chain(b.iter()).map(|x| to_star(heap, x)),
-                            )),
-                        };
-                        (*k, v)
-                    },
-                )))
+                let items: Vec<(&str, Value<'v>)> = entries
+                    .iter()
+                    .filter(|(k, _)| seen(k))
+                    .map(|(k, a)| (*k, arg_to_star(heap, a)))
+                    .collect();
+                if let Some(t) = tracked {
+                    // the lists and dicts handed over: LangGraph hands the channels' own objects,
+                    // so changes made to them in place are changes to the channels
+                    t.extend(
+                        items
+                            .iter()
+                            .filter(|(_, v)| matches!(v.get_type(), "list" | "dict"))
+                            .map(|(k, v)| (k.to_string(), *v)),
+                    );
+                }
+                heap.alloc(AllocDict(items))
             }
         }
+    }
+}
+
+fn arg_to_star<'v>(heap: Heap<'v>, a: &Arg) -> Value<'v> {
+    match a {
+        Arg::Ref(v) => to_star(heap, v),
+        Arg::Owned(v) => to_star(heap, v),
+        Arg::Concat(a, b) => heap.alloc(AllocList(
+            a.iter().chain(b.iter()).map(|x| to_star(heap, x)),
+        )),
     }
 }
 
@@ -448,6 +467,9 @@ pub struct StarlarkCode {
     module: FrozenModule,
     /// Per function: the only state keys it reads (`spec::reads`), when that is provable.
     reads: std::collections::HashMap<String, Vec<String>>,
+    /// Whether the code can change a value in place (`spec::aliasing`): then the lists and
+    /// dicts of the state handed to a function are compared after the call.
+    mutates: bool,
     pub max_ticks: u64,
     pub max_heap: usize,
 }
@@ -467,6 +489,7 @@ impl StarlarkCode {
         let ast =
             AstModule::parse(file, source.to_owned(), &dialect()).map_err(|e| format_error(&e))?;
         let reads = super::reads::state_reads(&ast);
+        let mutates = super::aliasing::may_mutate(&ast);
         let module = Module::with_temp_heap(|module| -> starlark::Result<FrozenModule> {
             {
                 let mut eval = Evaluator::new(&module);
@@ -480,6 +503,7 @@ impl StarlarkCode {
         Ok(StarlarkCode {
             module,
             reads,
+            mutates,
             max_ticks: MAX_TICKS,
             max_heap: MAX_HEAP_BYTES,
         })
@@ -536,11 +560,21 @@ impl StarlarkCode {
                 )));
                 let fv = module.heap().access_owned_frozen_value(&f);
                 let only = self.reads.get(func).map(Vec::as_slice);
+                let mut tracked: Vec<(String, Value)> = Vec::new();
                 let argv: Vec<Value> = args
                     .iter()
-                    .map(|a| a.to_star(module.heap(), only))
+                    .map(|a| a.to_star(module.heap(), only, self.mutates.then_some(&mut tracked)))
                     .collect();
+                // the converted values as handed over, to see in-place changes after the call
+                let before: Vec<Option<RValue>> =
+                    tracked.iter().map(|(_, v)| from_star(*v).ok()).collect();
                 let out = eval.eval_function(fv, &argv, &[]);
+                for ((k, v), b) in tracked.iter().zip(before) {
+                    let Ok(now) = from_star(*v) else { continue };
+                    if b.as_ref() != Some(&now) {
+                        extra.cx.borrow_mut().mutated.push((k.clone(), now));
+                    }
+                }
                 let ticks = eval.get_total_tick_count();
                 match out {
                     Ok(v) => {

@@ -25,6 +25,7 @@ fresh database `diff_GRAPH_NAME` of that server instead, and DIR/GRAPH_NAME.pgur
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import logging
 import os
@@ -146,6 +147,10 @@ def breakpoints(v):
 
 
 def play_op(graph, conn, thread: str, op: dict):
+    # every op gets values of its own, as superstep parses them afresh from JSON: a node that
+    # changes its state in place (LangGraph hands it the channels' objects, which start as the
+    # input's) must not change the scenario, the spec's input or another thread's run
+    op = copy.deepcopy(op)
     kind = op.get("op")
     if kind not in OP_KEYS:
         raise ScenarioError(f"unknown op {kind!r}")
@@ -173,7 +178,7 @@ def play_op(graph, conn, thread: str, op: dict):
         kw["interrupt_after"] = breakpoints(op["break_after"])
 
     if kind == "run":
-        inp = op["input"] if "input" in op else graph.twin_spec.get("input")
+        inp = op["input"] if "input" in op else copy.deepcopy(graph.twin_spec.get("input"))
     elif kind in ("resume", "command"):
         cmd = {}
         if "value" in op:

@@ -461,13 +461,11 @@ impl Aliasing<'_, '_> {
         stmt: starlark::codemap::Span,
     ) {
         match &lhs.node {
-            AssignTargetP::Index(b) => {
-                // `state["k"] = v` rebinds a key of the fresh dict: harmless; one level deeper
-                // (or `state["k"] += [...]`, which extends the list in place) is not
-                if self.value(&b.0) || (augmented && self.is_param(&b.0)) {
-                    let what = self.snippet(stmt);
-                    self.push(lhs.span, what);
-                }
+            // `state["k"] = v` rebinds a key of the fresh dict: harmless; one level deeper (or
+            // `state["k"] += [...]`, which extends the list in place) is not
+            AssignTargetP::Index(b) if self.value(&b.0) || (augmented && self.is_param(&b.0)) => {
+                let what = self.snippet(stmt);
+                self.push(lhs.span, what);
             }
             AssignTargetP::Dot(obj, _) if self.value(obj) => {
                 let what = self.snippet(stmt);

@@ -126,6 +126,53 @@ fn write(j: &Json, out: &mut String, budget: usize) {
         out.push_str(&conversation::message_line(&m, 60));
         return;
     }
+    if let Some(o) = j.as_object() {
+        match o.get("__type__").and_then(Json::as_str) {
+            // set({1, 2}) / frozenset / deque: their items, as Python writes them
+            Some(ty @ ("builtins.set" | "builtins.frozenset" | "collections.deque")) => {
+                if let Some(Json::Array(items)) = o.get("items") {
+                    let short = ty.rsplit('.').next().unwrap_or(ty);
+                    out.push_str(short);
+                    out.push_str(if short == "deque" { "([" } else { "({" });
+                    for (i, x) in items.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        write(x, out, budget);
+                    }
+                    out.push_str(if short == "deque" { "])" } else { "})" });
+                    return;
+                }
+            }
+            // a map with non-string keys: {1: "one"}
+            Some("map") if o.len() == 2 => {
+                if let Some(Json::Array(entries)) = o.get("entries") {
+                    out.push('{');
+                    for (i, e) in entries.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        if let Some([k, v]) = e.as_array().map(Vec::as_slice) {
+                            write(k, out, budget);
+                            out.push(':');
+                            write(v, out, budget);
+                        }
+                    }
+                    out.push('}');
+                    return;
+                }
+            }
+            // a dataclass / pydantic model / other tagged object: Class{fields}
+            Some(ty) if !ty.is_empty() && ty != "ext" && ty != "pickle" => {
+                let mut fields = o.clone();
+                fields.remove("__type__");
+                out.push_str(ty.rsplit('.').next().unwrap_or(ty));
+                write_object(&fields, out, budget);
+                return;
+            }
+            _ => {}
+        }
+    }
     match j {
         Json::Array(items) => {
             if let Some(msgs) = conversation::messages_in(j) {

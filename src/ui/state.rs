@@ -80,7 +80,17 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
                 spans.push(Span::raw(v.preview.clone()));
                 spans.push(Span::styled(format!("   was {was}"), theme::dim()));
             }
-            _ => spans.push(Span::raw(v.preview.clone())),
+            _ => match crate::present::typed_leaf(&v.view) {
+                // a typed leaf: its type dim, its value in the typed colour
+                Some((tag, text)) if !tag.is_empty() => {
+                    spans.push(Span::styled(format!("{tag} "), theme::dim()));
+                    spans.push(Span::styled(
+                        super::escape(&text).into_owned(),
+                        theme::ink(crate::app::viewer::Ink::Typed),
+                    ));
+                }
+                _ => spans.push(Span::raw(v.preview.clone())),
+            },
         }
         Line::from(spans)
     };

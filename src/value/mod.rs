@@ -78,6 +78,24 @@ mod tests {
     }
 
     #[test]
+    fn a_tagged_datetime_round_trips_to_langgraphs_ext_3() {
+        // JsonPlusSerializer's bytes for datetime(2024, 5, 4, 6, 32, 42, tzinfo=utc)
+        // (tests/fixtures/serde_vectors.json, "datetime utc")
+        let hex = "c73b0394a86461746574696d65a86461746574696d65b9323032342d30352d30345430363a33323a34322b30303a3030ad66726f6d69736f666f726d6174";
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        let v = decode_msgpack(&bytes).unwrap();
+        let view = to_view(&v, ViewOptions::default());
+        assert_eq!(
+            view,
+            serde_json::json!({"__type__": "datetime.datetime", "value": "2024-05-04T06:32:42+00:00"})
+        );
+        assert_eq!(encode_msgpack(&from_view(&view).unwrap()), bytes);
+    }
+
+    #[test]
     fn invalid_utf8_is_shown_escaped() {
         // fixstr of 3 bytes: 'a', 0xff, 'b'
         let v = decode_msgpack(&[0xa3, b'a', 0xff, b'b']).unwrap();

@@ -14,7 +14,7 @@
 //! | ext 1 Send | `{"__type__":"langgraph.types.Send","node","arg"(,"timeout")}` |
 //! | ext 1 other | `{"__type__":"mod.Name","args":[..]}` |
 //! | ext 2 / 4 / 5 (dataclass, Interrupt, pydantic, LangChain messages) | `{"__type__":"mod.Name", ...fields}` |
-//! | ext 3 datetime.fromisoformat | the ISO string |
+//! | ext 3 datetime.fromisoformat | `{"__type__":"datetime.datetime","value":"<ISO>"}` |
 //! | ext 3 other | `{"__type__":"mod.Name","value","method"}` |
 //! | ext 6 | `{"__type__":"numpy.ndarray","dtype","shape","order","hex"}` |
 //! | ext 7 | `{"__type__":"langgraph.DeltaSnapshot","value"}` |
@@ -238,9 +238,11 @@ fn ext_view(code: i8, data: &[u8], opts: ViewOptions) -> Json {
                     _ => return opaque(code, data, opts),
                 },
                 3 => {
+                    // a datetime stays tagged, like the other one-value types (UUID, Decimal):
+                    // the ISO string alone would read as text
                     if ty == "datetime.datetime" && method.as_deref() == Some("fromisoformat") {
                         if let Some(s) = arg.as_str() {
-                            return Json::from(s);
+                            return Json::Object(tagged_with(&ty, [("value", Json::from(s))]));
                         }
                     }
                     tagged_with(
@@ -312,7 +314,8 @@ pub fn from_plain_json(j: &Json) -> Result<Value, ValueError> {
 
 /// The inverse of [`to_view`] for values a user can type as JSON: plain JSON, plus the tagged
 /// forms that have one unambiguous msgpack encoding (`bytes`, non-finite `float`, `map` with
-/// non-string keys). Other tagged objects stay plain maps.
+/// non-string keys, `datetime.datetime` as LangGraph's ext 3 `fromisoformat`). Other tagged
+/// objects stay plain maps.
 pub fn from_view(j: &Json) -> Result<Value, ValueError> {
     if let Json::Object(o) = j {
         match o.get("__type__").and_then(Json::as_str) {
@@ -327,6 +330,17 @@ pub fn from_view(j: &Json) -> Result<Value, ValueError> {
                 Some("-inf") => return Ok(Value::F64(f64::NEG_INFINITY)),
                 _ => {}
             },
+            Some("datetime.datetime") if o.len() == 2 => {
+                if let Some(iso) = o.get("value").and_then(Json::as_str) {
+                    return Ok(super::ext::constructor(
+                        super::ext::EXT_METHOD_SINGLE_ARG,
+                        "datetime",
+                        "datetime",
+                        Value::from(iso),
+                        Some("fromisoformat"),
+                    ));
+                }
+            }
             Some("map") if o.len() == 2 => {
                 if let Some(Json::Array(entries)) = o.get("entries") {
                     let mut m = Vec::new();

@@ -257,7 +257,9 @@ def _ext(e: _RawExt):
     if code == 3 and _is_str_list(p, 4) and isinstance(p[3], str):
         mod, name, arg, method = p
         if (mod, name, method) == ("datetime", "datetime", "fromisoformat") and isinstance(arg, str):
-            return arg
+            # tagged like the other one-value types (uuid.UUID, decimal.Decimal): a bare ISO string
+            # would read as text
+            return {"__type__": "datetime.datetime", "value": arg}
         return {"__type__": f"{mod}.{name}", "value": _plain(arg), "method": method}
     if code == 5 and _is_str_list(p, 4) and _str_keys(p[2]):
         mod, name, kwargs, _method = p

@@ -301,7 +301,9 @@ fn live_refresh_shows_another_process_writes() {
     let store = superstep::store::Store::open(&db, superstep::store::Mode::ReadOnly).unwrap();
     let newest = store.history("w", "", None, 1).unwrap().remove(0);
     let step = newest.metadata["step"].as_i64().unwrap();
-    let pane = t.wait_for(&format!("step {step} "));
+    // the status line's own "│ step N │" (the State pane's title says "step N (loop)" and may be
+    // captured before the status line is redrawn)
+    let pane = t.wait_for(&format!("│ step {step} │"));
     assert!(pane.contains("live ↻"), "{pane}");
     assert!(pane.contains(&newest.checkpoint_id[24..]), "{pane}");
     t.send(&["q"]);

@@ -173,8 +173,7 @@ pub fn run(
                 rt = rt.with_graph(g);
             }
             if let Some(t) = &o.thread {
-                let threads = rt.threads()?;
-                if !threads.iter().any(|r| &r.id == t) {
+                if !rt.thread_exists(t) {
                     let label = rt.store_label();
                     return Err(format!(
                         "{label}: no thread {t:?} (superstep threads --db {label} lists them)"

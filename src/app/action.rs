@@ -97,7 +97,14 @@ pub enum Action {
     },
 
     // ---- from effects -----------------------------------------------------------------------
-    ThreadsLoaded(Vec<ThreadRow>),
+    /// The first page of threads (by id), and whether more follow.
+    ThreadsLoaded(Vec<ThreadRow>, bool),
+    /// Threads after the loaded ones, whether still more follow, and the picker row to land on.
+    ThreadsAppended {
+        rows: Vec<ThreadRow>,
+        more: bool,
+        select: Option<usize>,
+    },
     ThreadLoaded(Box<ThreadData>),
     CheckpointLoaded(Box<CheckpointData>),
     /// Older checkpoints of the shown history (appended; then History selects row `select`,
@@ -213,6 +220,13 @@ pub enum Effect {
         thread: Option<String>,
     },
     LoadThreads,
+    /// Threads after `after` (the last loaded): one more page, or all of them; then the
+    /// picker lands on `select`.
+    LoadMoreThreads {
+        after: String,
+        all: bool,
+        select: Option<usize>,
+    },
     /// Load a thread's history and select `select` (default: the newest checkpoint).
     OpenThread {
         thread: String,

@@ -40,6 +40,10 @@ pub struct Runtime<'g> {
     running: Option<(RunKind, String)>,
     /// `--graph REF` on an inspected file: the source gives the graph's shape, nothing runs.
     read_only: bool,
+    /// What the last look at the file found to say (replaced, gone), for the app to show.
+    notice: Option<Action>,
+    /// The file was found gone (said once, until it is back).
+    gone: bool,
 }
 
 fn source_error(e: &SourceError) -> Action {
@@ -78,6 +82,8 @@ impl<'g> Runtime<'g> {
             stamp: None,
             running: None,
             read_only: false,
+            notice: None,
+            gone: false,
         })
     }
 
@@ -111,6 +117,8 @@ impl<'g> Runtime<'g> {
             stamp: None,
             running: None,
             read_only: false,
+            notice: None,
+            gone: false,
         })
     }
 
@@ -125,6 +133,8 @@ impl<'g> Runtime<'g> {
             stamp: None,
             running: None,
             read_only: false,
+            notice: None,
+            gone: false,
         })
     }
 
@@ -160,9 +170,17 @@ impl<'g> Runtime<'g> {
     }
 
     /// Every thread of the root namespace.
-    pub fn threads(&self) -> Result<Vec<ThreadRow>, String> {
+    pub fn threads(&self) -> Result<(Vec<ThreadRow>, bool), String> {
+        self.threads_after(None, THREAD_LIMIT)
+    }
+
+    /// Up to `limit` threads after `after` (by id), and whether more follow.
+    pub fn threads_after(
+        &self,
+        mut after: Option<String>,
+        limit: usize,
+    ) -> Result<(Vec<ThreadRow>, bool), String> {
         let mut out = Vec::new();
-        let mut after: Option<String> = None;
         loop {
             let page = self
                 .store
@@ -170,6 +188,9 @@ impl<'g> Runtime<'g> {
                 .map_err(|e| e.to_string())?;
             let n = page.len();
             for t in page {
+                if out.len() >= limit {
+                    return Ok((out, true));
+                }
                 if t.checkpoints > 0 {
                     out.push(ThreadRow {
                         id: t.thread_id.clone(),
@@ -179,11 +200,36 @@ impl<'g> Runtime<'g> {
                 }
                 after = Some(t.thread_id);
             }
-            if n < 1000 || out.len() >= THREAD_LIMIT {
-                break;
+            if n < 1000 {
+                return Ok((out, false));
             }
         }
-        Ok(out)
+    }
+
+    /// Whether the thread exists, whatever its place among the threads.
+    pub fn thread_exists(&self, thread: &str) -> bool {
+        self.store.thread_exists(thread).unwrap_or(false)
+    }
+
+    /// The thread with the newest checkpoint, over every page of threads.
+    fn most_recent_anywhere(&self, first: &[ThreadRow], more: bool) -> Option<String> {
+        let mut best: Option<ThreadRow> =
+            first.iter().max_by(|a, b| a.latest.cmp(&b.latest)).cloned();
+        let mut after = first.last().map(|t| t.id.clone());
+        let mut more = more;
+        while more && after.is_some() {
+            let Ok((page, m)) = self.threads_after(after.clone(), THREAD_LIMIT) else {
+                break;
+            };
+            more = m;
+            after = page.last().map(|t| t.id.clone());
+            if let Some(t) = page.into_iter().max_by(|a, b| a.latest.cmp(&b.latest)) {
+                if best.as_ref().is_none_or(|b| t.latest > b.latest) {
+                    best = Some(t);
+                }
+            }
+        }
+        best.map(|t| t.id)
     }
 
     /// The thread whose newest checkpoint is the newest (checkpoint ids are time-ordered).
@@ -311,7 +357,7 @@ impl<'g> Runtime<'g> {
     fn reload(&self, thread: &str, select: Option<&str>) -> Vec<Action> {
         let mut out = Vec::new();
         match self.threads() {
-            Ok(t) => out.push(Action::ThreadsLoaded(t)),
+            Ok((t, more)) => out.push(Action::ThreadsLoaded(t, more)),
             Err(e) => out.push(Action::Failed {
                 error: e,
                 hint: String::new(),
@@ -328,6 +374,60 @@ impl<'g> Runtime<'g> {
     /// count: the app calls [`Runtime::mark_seen`] after each dispatch). A read-only store opened `immutable`
     /// is opened again on any change (then no longer immutable if a writer keeps a `-wal`).
     pub fn external_change(&mut self) -> bool {
+        // the file itself: replaced by another (a `mv` over it) or deleted since it was opened;
+        // the open handle would go on reading the old one and call it live
+        match self.store.presence() {
+            crate::store::Presence::Gone => {
+                if !self.gone {
+                    self.gone = true;
+                    self.notice = Some(Action::Failed {
+                        error: format!(
+                            "{}: the file was deleted or moved away: what is shown is what it held when last read, nothing live",
+                            self.store.label()
+                        ),
+                        hint: String::new(),
+                    });
+                }
+                return false;
+            }
+            crate::store::Presence::Replaced if self.source.is_none() || self.read_only => {
+                self.gone = false;
+                return match Store::open(&self.db, Mode::ReadOnly) {
+                    Ok(s) => {
+                        self.store = s;
+                        self.stamp = self.store.stamp().ok();
+                        self.notice = Some(Action::Info(format!(
+                            "{}: the file was replaced by another: opened the new one",
+                            self.store.label()
+                        )));
+                        true
+                    }
+                    Err(e) => {
+                        self.notice = Some(Action::Failed {
+                            error: format!(
+                                "the file was replaced by another, which cannot be read: {e}"
+                            ),
+                            hint: String::new(),
+                        });
+                        false
+                    }
+                };
+            }
+            crate::store::Presence::Replaced => {
+                if !self.gone {
+                    self.gone = true;
+                    self.notice = Some(Action::Failed {
+                        error: format!(
+                            "{}: the file was replaced by another under the TUI: steps still write to the one opened; restart to work on the new one",
+                            self.store.label()
+                        ),
+                        hint: String::new(),
+                    });
+                }
+                return false;
+            }
+            crate::store::Presence::Same => self.gone = false,
+        }
         let Ok(now) = self.store.stamp() else {
             return false;
         };
@@ -345,6 +445,11 @@ impl<'g> Runtime<'g> {
         !first
     }
 
+    /// What the last look at the file found to say (the file replaced or gone), once.
+    pub fn take_notice(&mut self) -> Option<Action> {
+        self.notice.take()
+    }
+
     /// Take the DB as it is now as seen: what this process's own effects wrote is not an
     /// external change.
     pub fn mark_seen(&mut self) {
@@ -356,12 +461,22 @@ impl<'g> Runtime<'g> {
         match effect {
             Effect::Startup { thread } => self.startup(thread),
             Effect::LoadThreads => match self.threads() {
-                Ok(t) => vec![Action::ThreadsLoaded(t)],
+                Ok((t, more)) => vec![Action::ThreadsLoaded(t, more)],
                 Err(e) => vec![Action::Failed {
                     error: e,
                     hint: String::new(),
                 }],
             },
+            Effect::LoadMoreThreads { after, all, select } => {
+                let limit = if all { usize::MAX } else { THREAD_LIMIT };
+                match self.threads_after(Some(after), limit) {
+                    Ok((rows, more)) => vec![Action::ThreadsAppended { rows, more, select }],
+                    Err(e) => vec![Action::Failed {
+                        error: e,
+                        hint: String::new(),
+                    }],
+                }
+            }
             Effect::OpenThread { thread, ns, select } => {
                 match self.thread_data(&thread, &ns, select.as_deref()) {
                     Ok(d) => vec![Action::ThreadLoaded(Box::new(d))],
@@ -577,7 +692,7 @@ impl<'g> Runtime<'g> {
     }
 
     fn startup(&mut self, thread: Option<String>) -> Vec<Action> {
-        let threads = match self.threads() {
+        let (threads, more) = match self.threads() {
             Ok(t) => t,
             Err(e) => {
                 return vec![Action::Failed {
@@ -586,13 +701,16 @@ impl<'g> Runtime<'g> {
                 }]
             }
         };
-        let exists = |t: &str| threads.iter().any(|r| r.id == t);
+        // a thread past the first page exists too (100,000 threads: the picker pages them)
+        let exists = |t: &str| threads.iter().any(|r| r.id == t) || self.thread_exists(t);
         let pick = match &thread {
             Some(t) => Some(t.clone()),
             // debugging a graph: resume the most recent thread if it can still move; otherwise
             // start a fresh one with the spec's input, so n / c step straight away
-            None if self.stepping() => Self::most_recent(&threads).filter(|t| self.in_progress(t)),
-            None => Self::most_recent(&threads),
+            None if self.stepping() => self
+                .most_recent_anywhere(&threads, more)
+                .filter(|t| self.in_progress(t)),
+            None => self.most_recent_anywhere(&threads, more),
         };
         let input = if self.stepping() {
             self.source.as_ref().map(|s| s.shape().input.clone())
@@ -601,7 +719,7 @@ impl<'g> Runtime<'g> {
         };
         match (pick, input) {
             (Some(t), _) if exists(&t) => {
-                let mut out = vec![Action::ThreadsLoaded(threads)];
+                let mut out = vec![Action::ThreadsLoaded(threads.clone(), more)];
                 out.extend(self.reload(&t, None).into_iter().skip(1));
                 if out.iter().any(|a| matches!(a, Action::Failed { .. })) {
                     // the thread could not be shown (a corrupt row): the error stays on screen
@@ -624,7 +742,7 @@ impl<'g> Runtime<'g> {
                 match input {
                     Some(input) => self.run(Effect::NewThread { thread: t, input }),
                     None => vec![
-                        Action::ThreadsLoaded(threads),
+                        Action::ThreadsLoaded(threads.clone(), more),
                         Action::Info(format!(
                             "the spec has no input: N starts thread {t} with one"
                         )),
@@ -632,14 +750,14 @@ impl<'g> Runtime<'g> {
                 }
             }
             (Some(t), None) => vec![
-                Action::ThreadsLoaded(threads),
+                Action::ThreadsLoaded(threads.clone(), more),
                 Action::Failed {
                     error: format!("{}: no thread {t:?}", self.store.label()),
                     hint: "T lists the threads".into(),
                 },
             ],
             (None, None) => vec![
-                Action::ThreadsLoaded(threads),
+                Action::ThreadsLoaded(threads.clone(), more),
                 Action::Info("this DB has no threads".into()),
             ],
         }

@@ -154,6 +154,8 @@ fn table() -> Vec<Row> {
         ("<Enter>", Threads, A::Submit, "open the thread", Some("open"), false),
         ("j <Down>", Threads, A::Down, "down", None, false),
         ("k <Up>", Threads, A::Up, "up", None, false),
+        ("g <Home>", Threads, A::Top, "first thread", None, false),
+        ("G <End>", Threads, A::Bottom, "last thread (loads every page of a long list)", None, false),
         ("<Esc> q", Threads, A::Cancel, "cancel", Some("cancel"), false),
         ("<Enter>", Prompt, A::Submit, "run", Some("run"), false),
         ("<Esc>", Prompt, A::Cancel, "cancel", Some("cancel"), false),

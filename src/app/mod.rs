@@ -96,11 +96,15 @@ impl<'g> App<'g> {
                 None => false,
             };
         }
-        if self.rt.external_change() {
+        let changed = self.rt.external_change();
+        if changed {
             self.dispatch(Action::ExternalChange);
+        }
+        if let Some(notice) = self.rt.take_notice() {
+            self.dispatch(notice);
             return true;
         }
-        false
+        changed
     }
 
     /// Block until the run in progress (a Python graph's step) has finished and its results are

@@ -460,6 +460,9 @@ pub struct AppState {
     pub breaks_before: BreakSet,
     pub breaks_after: BreakSet,
     pub threads: Vec<ThreadRow>,
+    /// More threads than [`crate::app::effects::THREAD_LIMIT`] exist after `threads` (paged in
+    /// as the picker's cursor gets there).
+    pub threads_more: bool,
     pub thread: Option<String>,
     /// The checkpoint namespace shown (`""`: the root graph).
     pub ns: String,
@@ -533,6 +536,7 @@ impl AppState {
             seen_interrupts: BTreeMap::new(),
             executions: BTreeMap::new(),
             effect_totals: BTreeMap::new(),
+            threads_more: false,
             refreshes: 0,
             size: (120, 40),
             clipboard: None,

@@ -155,6 +155,16 @@ pub fn key_label(key: &str) -> String {
     }
 }
 
+/// See [`Backend::presence`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    Same,
+    /// Another file is at the path now (another device/inode).
+    Replaced,
+    /// Nothing is at the path now.
+    Gone,
+}
+
 /// What tells that another process changed the store since the last look. Opaque: two stamps
 /// of one store compare equal when nothing observable changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -240,6 +250,11 @@ pub trait Backend {
     /// notices a change should open the store again.
     fn needs_reopen(&self) -> bool {
         false
+    }
+    /// Whether the store is still the one that was opened: a file may have been replaced (a
+    /// new file moved over the path) or deleted since; this handle still reads the old one.
+    fn presence(&self) -> Presence {
+        Presence::Same
     }
 
     /// Encode a checkpoint the way this backend's saver stores it.

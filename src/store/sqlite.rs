@@ -36,6 +36,20 @@ pub struct SqliteStore {
     writes_sql: RefCell<HashMap<(bool, usize), String>>,
     /// A leftover WAL pair is read from a private copy (see [`PrivateCopy`]).
     _copy: Option<PrivateCopy>,
+    /// The opened file's (device, inode): a file moved over the path is another one.
+    ident: Option<(u64, u64)>,
+}
+
+#[cfg(unix)]
+fn file_ident(path: &Path) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path)?;
+    Ok((m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_ident(path: &Path) -> std::io::Result<(u64, u64)> {
+    std::fs::metadata(path).map(|_| (0, 0))
 }
 
 /// A WAL-mode file with a `-wal` that no process has open (a writer crashed or was killed, or
@@ -218,6 +232,7 @@ impl SqliteStore {
             has_task_path,
             writes_sql: Default::default(),
             _copy: None,
+            ident: file_ident(path).ok(),
         })
     }
 
@@ -419,6 +434,14 @@ impl Backend for SqliteStore {
     /// Opened `immutable=1` (a WAL file nobody had open): it will not see later writers.
     fn needs_reopen(&self) -> bool {
         self.immutable
+    }
+
+    fn presence(&self) -> super::Presence {
+        match (file_ident(&self.path), self.ident) {
+            (Err(e), Some(_)) if e.kind() == std::io::ErrorKind::NotFound => super::Presence::Gone,
+            (Ok(now), Some(was)) if now != was => super::Presence::Replaced,
+            _ => super::Presence::Same,
+        }
     }
 
     fn encode_checkpoint(

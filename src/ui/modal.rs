@@ -282,7 +282,14 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
             let inner = frame(
                 buf,
                 r,
-                &format!("Threads — {}", s.threads.len()),
+                &if s.threads_more {
+                    format!(
+                        "Threads — first {} by id (more load as you move down; G loads all)",
+                        s.threads.len()
+                    )
+                } else {
+                    format!("Threads — {}", s.threads.len())
+                },
                 "Enter open · j/k move · Esc cancel",
             );
             let height = inner.height as usize;

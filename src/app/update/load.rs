@@ -138,10 +138,25 @@ pub(super) fn history_page(
 }
 
 /// The thread list (the picker's cursor stays in range).
-pub(super) fn threads_loaded(s: &mut AppState, rows: Vec<ThreadRow>) {
+pub(super) fn threads_loaded(s: &mut AppState, rows: Vec<ThreadRow>, more: bool) {
     s.threads = rows;
+    s.threads_more = more;
     if let Some(Modal::ThreadPicker { sel }) = &mut s.modal {
         *sel = (*sel).min(s.threads.len().saturating_sub(1));
+    }
+}
+
+/// More of the thread list, paged in as the picker's cursor went past the loaded rows.
+pub(super) fn threads_appended(
+    s: &mut AppState,
+    rows: Vec<ThreadRow>,
+    more: bool,
+    select: Option<usize>,
+) {
+    s.threads.extend(rows);
+    s.threads_more = more;
+    if let (Some(Modal::ThreadPicker { sel }), Some(row)) = (&mut s.modal, select) {
+        *sel = row.min(s.threads.len().saturating_sub(1));
     }
 }
 

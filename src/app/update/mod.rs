@@ -193,8 +193,12 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::ExternalChange => load::external_change(s),
-        Action::ThreadsLoaded(rows) => {
-            load::threads_loaded(s, rows);
+        Action::ThreadsLoaded(rows, more) => {
+            load::threads_loaded(s, rows, more);
+            vec![]
+        }
+        Action::ThreadsAppended { rows, more, select } => {
+            load::threads_appended(s, rows, more, select);
             vec![]
         }
         Action::ThreadLoaded(d) => {

@@ -26,15 +26,33 @@ pub(super) fn move_by(s: &mut AppState, delta: i64, page: bool) -> Vec<Effect> {
             return vec![];
         }
         Some(Modal::ThreadPicker { sel }) => {
-            let len = s.threads.len();
-            *sel = ((*sel as i64 + delta * n).max(0) as usize).min(len.saturating_sub(1));
-            return vec![];
+            let row = (*sel as i64 + delta * n).max(0) as usize;
+            return picker_to(s, row);
         }
         Some(_) => return vec![],
         None => {}
     }
     let cur = s.selected(s.focus) as i64;
     move_to(s, (cur + delta * n).max(0) as usize)
+}
+
+/// The thread picker's cursor to `row`; past the loaded threads (j at the end, G, 50000j) the
+/// next page — or, for G, all the rest — is loaded first, then the cursor lands there.
+fn picker_to(s: &mut AppState, row: usize) -> Vec<Effect> {
+    let len = s.threads.len();
+    if let Some(Modal::ThreadPicker { sel }) = &mut s.modal {
+        *sel = row.min(len.saturating_sub(1));
+    }
+    if row >= len && s.threads_more {
+        if let Some(last) = s.threads.last() {
+            return vec![Effect::LoadMoreThreads {
+                after: last.id.clone(),
+                all: row == usize::MAX,
+                select: Some(row),
+            }];
+        }
+    }
+    vec![]
 }
 
 pub(super) fn move_to(s: &mut AppState, row: usize) -> Vec<Effect> {
@@ -48,10 +66,7 @@ pub(super) fn move_to(s: &mut AppState, row: usize) -> Vec<Effect> {
             v.move_to(row);
             return vec![];
         }
-        Some(Modal::ThreadPicker { sel }) => {
-            *sel = row.min(s.threads.len().saturating_sub(1));
-            return vec![];
-        }
+        Some(Modal::ThreadPicker { .. }) => return picker_to(s, row),
         Some(_) => return vec![],
         None => {}
     }

@@ -146,10 +146,14 @@ pub fn run(
                 Some(d) => d.clone(),
                 None => default_python_db(&r),
             };
-            if db.exists() {
-                // refuse a file that is not a checkpoint DB before LangGraph opens it for writing
-                crate::store::Store::open(&db, crate::store::Mode::ReadOnly)
-                    .map_err(|e| e.to_string())?;
+            if db.exists() || crate::store::Store::is_server(&db) {
+                // refuse a store that is not a checkpoint DB before LangGraph opens it for
+                // writing (a Postgres database without the tables is fine: PostgresSaver's
+                // setup() makes them)
+                match crate::store::Store::open(&db, crate::store::Mode::ReadOnly) {
+                    Ok(_) | Err(crate::store::StoreError::NoTables { .. }) => {}
+                    Err(e) => return Err(e.to_string()),
+                }
             }
             let src = open_python(r, &o, Some(&db))?;
             let rt = Runtime::with_source(&db, Box::new(src))?;

@@ -10,6 +10,12 @@
 //!
 //! These need Python with LangGraph: they are `#[ignore]`d, and `.ci/run` runs them with
 //! `--ignored` and `SUPERSTEP_TEST_PYTHON` set to the pinned venv. Without it they fail loudly.
+//!
+//! The `pg_*` twins run the same scenarios on Postgres (tests/postgres/ci.sh, with
+//! `SUPERSTEP_TEST_PG` a role that may create databases): the straight run on `PostgresSaver`
+//! (`AsyncPostgresSaver` for async graphs) in one fresh database, the bridge on its own
+//! `PostgresSaver` in another — superstep writes no row there either — and the rows compared,
+//! PostgresSaver's blob layout included.
 
 mod common;
 
@@ -120,17 +126,28 @@ fn stepped(
 }
 
 fn root_checkpoint(db: &Path, thread: &str, n: usize) -> String {
-    let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .unwrap();
-    let mut st = c
-        .prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id=?1 AND checkpoint_ns='' ORDER BY checkpoint_id")
-        .unwrap();
-    let ids: Vec<String> = st
-        .query_map([thread], |r| r.get(0))
+    let store = Store::open(db, Mode::ReadOnly).unwrap();
+    let mut ids: Vec<String> = store
+        .history(thread, "", None, usize::MAX)
         .unwrap()
-        .map(|r| r.unwrap())
+        .into_iter()
+        .map(|r| r.checkpoint_id)
         .collect();
+    ids.reverse();
     ids[n].clone()
+}
+
+/// A fresh, empty Postgres database `db` on the `SUPERSTEP_TEST_PG` server: its URL.
+fn fresh_pg(db: &str) -> PathBuf {
+    let admin = std::env::var("SUPERSTEP_TEST_PG").unwrap_or_else(|_| {
+        panic!("SUPERSTEP_TEST_PG is not set: the pg_* tests need a Postgres role that may create databases (tests/postgres/ci.sh sets it)")
+    });
+    let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+    c.batch_execute(&format!("DROP DATABASE IF EXISTS \"{db}\" WITH (FORCE)"))
+        .unwrap();
+    c.batch_execute(&format!("CREATE DATABASE \"{db}\""))
+        .unwrap();
+    PathBuf::from(format!("{}/{db}", admin.rsplit_once('/').unwrap().0))
 }
 
 /// Interrupt id pending in `node`'s task on the thread's latest checkpoint.
@@ -149,12 +166,22 @@ fn value(j: &Json) -> rmpv::Value {
     from_view(j).unwrap()
 }
 
-fn play(name: &str) {
+/// `postgres`: both runs on fresh Postgres databases instead of SQLite files.
+fn play(name: &str, postgres: bool) {
     let py = python();
     let scen = scenario_json(name);
     let dir = tempfile::tempdir().unwrap();
-    let straight_db = dir.path().join("straight.sqlite");
-    let bridge_db = dir.path().join("bridge.sqlite");
+    let (straight_db, bridge_db) = if postgres {
+        (
+            fresh_pg(&format!("br_{name}_straight")),
+            fresh_pg(&format!("br_{name}_bridge")),
+        )
+    } else {
+        (
+            dir.path().join("straight.sqlite"),
+            dir.path().join("bridge.sqlite"),
+        )
+    };
     let events = dir.path().join("straight.events.json");
     // every test sets the same value; LangGraph's set-ordered edge writes follow it
     std::env::set_var("PYTHONHASHSEED", "0");
@@ -263,6 +290,13 @@ fn play(name: &str) {
         a.to_string().contains("\"C1\""),
         "{name}: no checkpoints were compared"
     );
+    if postgres {
+        // PostgresSaver's own layout was part of the comparison
+        assert!(
+            a.to_string().contains("\"referenced_by\""),
+            "{name}: no blob rows compared"
+        );
+    }
 }
 
 macro_rules! scenarios {
@@ -270,7 +304,18 @@ macro_rules! scenarios {
         #[test]
         #[ignore = "needs Python with LangGraph: .ci/run runs it (SUPERSTEP_TEST_PYTHON)"]
         fn $name() {
-            play(stringify!($name));
+            play(stringify!($name), false);
+        }
+    )*};
+}
+
+/// The same scenarios on Postgres (`pg_<name>`).
+macro_rules! pg_scenarios {
+    ($($name:ident => $scenario:literal),* $(,)?) => {$(
+        #[test]
+        #[ignore = "needs Python with LangGraph and a Postgres server: tests/postgres/ci.sh runs it (SUPERSTEP_TEST_PYTHON, SUPERSTEP_TEST_PG)"]
+        fn $name() {
+            play($scenario, true);
         }
     )*};
 }
@@ -292,4 +337,23 @@ scenarios!(
     factory,
     factory_context_manager,
     own_checkpointer,
+);
+
+pg_scenarios!(
+    pg_linear => "linear",
+    pg_conditional => "conditional",
+    pg_interrupt_resume => "interrupt_resume",
+    pg_parallel_by_id => "parallel_by_id",
+    pg_compiled_breakpoint => "compiled_breakpoint",
+    pg_runtime_breakpoints => "runtime_breakpoints",
+    pg_live_breakpoint => "live_breakpoint",
+    pg_time_travel => "time_travel",
+    pg_update_state_as_node => "update_state_as_node",
+    pg_send => "send",
+    pg_subgraph_interrupt => "subgraph_interrupt",
+    pg_error_retry => "error_retry",
+    pg_async_graph => "async_graph",
+    pg_factory => "factory",
+    pg_factory_context_manager => "factory_context_manager",
+    pg_own_checkpointer => "own_checkpointer",
 );

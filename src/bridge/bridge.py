@@ -6,8 +6,9 @@ stdout/stderr, which user code owns (modules print at import time, nodes print a
 prints or logs is captured per task and attempt and sent as `output` events.
 
 Every row in the checkpoint file is written by LangGraph itself: the graph runs with a real
-SqliteSaver (AsyncSqliteSaver for async graphs) on the chosen file, in place of whatever
-checkpointer the app compiled with (`graph.copy(update=...)`, as `langgraph dev` does).
+SqliteSaver (AsyncSqliteSaver for async graphs) on the chosen file — or PostgresSaver
+(AsyncPostgresSaver) when the db is a postgresql:// URL — in place of whatever checkpointer the app
+compiled with (`graph.copy(update=...)`, as `langgraph dev` does).
 
 Stepping: a run is `graph.stream(input, config, stream_mode=["checkpoints", "tasks"])`, and the
 bridge simply stops pulling from the generator at a superstep boundary. LangGraph's runner yields
@@ -176,6 +177,24 @@ class BridgeError(Exception):
         self.message = message
         self.hint = hint
         self.frame = frame
+
+
+def is_postgres_url(db):
+    """A `--db` that names a Postgres database (superstep's `Store::is_server`)."""
+    return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
+
+
+def redact_url(url):
+    """A Postgres URL for messages: no password (in the user info or a `password=` parameter)."""
+    scheme, _, rest = url.partition("://")
+    auth, slash, tail = rest.partition("/")
+    if "@" in auth:
+        userinfo, _, hostport = auth.rpartition("@")
+        auth = userinfo.split(":", 1)[0] + "@" + hostport
+    path, q, query = tail.partition("?")
+    if q:
+        query = "&".join(kv for kv in query.split("&") if not kv.startswith("password="))
+    return f"{scheme}://{auth}{slash}{path}" + (f"?{query}" if q and query else "")
 
 
 def exc_line(e):
@@ -812,6 +831,8 @@ class Session:
         )
 
     def open_saver(self, db):
+        if is_postgres_url(db):
+            return self.open_postgres_saver(db)
         import sqlite3
 
         try:
@@ -836,6 +857,36 @@ class Session:
         conn = sqlite3.connect(db, check_same_thread=False)
         saver = SqliteSaver(conn)
         saver.setup()
+        return saver
+
+    def open_postgres_saver(self, url):
+        """LangGraph's PostgresSaver (AsyncPostgresSaver for an async graph) on the database `url`
+        names, opened as `from_conn_string` opens it (psycopg reads the URL, PG* variables and
+        ~/.pgpass as libpq does), its tables made by its own `setup()`."""
+        try:
+            if self.is_async:
+                from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+            else:
+                from langgraph.checkpoint.postgres import PostgresSaver
+        except ImportError as e:
+            raise BridgeError(
+                "dependency",
+                f"{exc_line(e)}: a Postgres --db needs langgraph-checkpoint-postgres and psycopg in this interpreter",
+                hint='pip install langgraph-checkpoint-postgres "psycopg[binary]"',
+            )
+        try:
+            if self.is_async:
+                cm = AsyncPostgresSaver.from_conn_string(url)
+                saver = self.aloop.run_until_complete(cm.__aenter__())
+                self.exit_stack.callback(lambda: self.aloop.run_until_complete(cm.__aexit__(None, None, None)))
+                self.aloop.run_until_complete(saver.setup())
+            else:
+                saver = self.exit_stack.enter_context(PostgresSaver.from_conn_string(url))
+                saver.setup()
+        except BridgeError:
+            raise
+        except Exception as e:
+            raise BridgeError("checkpointer", f"{redact_url(url)}: {exc_line(e)}")
         return saver
 
     def need_graph(self):

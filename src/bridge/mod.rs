@@ -8,7 +8,8 @@
 //! * `source` — `PythonSource`, the `GraphSource` implementation;
 //! * `bridge.py` — the Python side, shipped inside the binary.
 //!
-//! superstep writes no row for a Python graph: LangGraph's SqliteSaver does. See `bridge.py` for
+//! superstep writes no row for a Python graph: LangGraph's SqliteSaver (PostgresSaver on a
+//! Postgres `--db`) does. See `bridge.py` for
 //! how a run is held between supersteps so that a stepped thread leaves the rows of a straight run.
 
 pub mod interpreter;

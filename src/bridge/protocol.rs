@@ -19,12 +19,13 @@ pub enum Request {
         id: u64,
         #[serde(rename = "ref")]
         target: WireRef,
-        /// The checkpoint file (opened by LangGraph's SqliteSaver on the first run).
+        /// The checkpoint file (opened by LangGraph's SqliteSaver on the first run), or a Postgres
+        /// URL (PostgresSaver).
         db: Option<String>,
         env: std::collections::BTreeMap<String, String>,
         paths: Vec<String>,
     },
-    /// Create the SqliteSaver (and its schema) now instead of on the first run.
+    /// Create the saver (and its schema) now instead of on the first run.
     Open {
         id: u64,
     },

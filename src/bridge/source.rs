@@ -108,8 +108,13 @@ impl PythonSource {
             }
         }
         if let Some(cp) = &info.had_checkpointer {
+            let on = if db.is_some_and(crate::store::Store::is_server) {
+                "PostgresSaver on the chosen database"
+            } else {
+                "SqliteSaver on the chosen file"
+            };
             warnings.push(format!(
-                "{}: the graph was compiled with a {cp}; superstep runs it with LangGraph's SqliteSaver on the chosen file instead (as langgraph dev does)",
+                "{}: the graph was compiled with a {cp}; superstep runs it with LangGraph's {on} instead (as langgraph dev does)",
                 reference.label
             ));
         }
@@ -156,7 +161,14 @@ impl PythonSource {
                 module,
                 attr: reference.attr.clone(),
             },
-            db: db.map(abs),
+            // a Postgres URL goes to PostgresSaver (psycopg, libpq's rules) as the user wrote it
+            db: db.map(|d| {
+                if crate::store::Store::is_server(d) {
+                    d.display().to_string()
+                } else {
+                    abs(d)
+                }
+            }),
             env: reference.env.iter().cloned().collect(),
             paths: reference.paths.iter().map(|p| abs(p)).collect(),
         })

@@ -62,15 +62,29 @@ def main():
     name, out, events_path = sys.argv[1:4]
     with open(os.path.join(HERE, "scenarios.json")) as f:
         scen = next(s for s in json.load(f)["scenarios"] if s["name"] == name)
+    pg = out.startswith(("postgresql://", "postgres://"))
     for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(out + suffix):
+        if not pg and os.path.exists(out + suffix):
             os.remove(out + suffix)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     stack = contextlib.ExitStack()
     graph = resolve(load(scen["graph"]), stack, loop)
     use_async = is_async(graph)
-    if use_async:
+    if pg:
+        # a Postgres database (empty): PostgresSaver / AsyncPostgresSaver, as an app opens them
+        if use_async:
+            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+            cm = AsyncPostgresSaver.from_conn_string(out)
+            saver = loop.run_until_complete(cm.__aenter__())
+            loop.run_until_complete(saver.setup())
+        else:
+            from langgraph.checkpoint.postgres import PostgresSaver
+
+            saver = stack.enter_context(PostgresSaver.from_conn_string(out))
+            saver.setup()
+    elif use_async:
         import aiosqlite
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -118,9 +132,17 @@ def main():
                         resume = op["value"]
                     call(g.invoke, g.ainvoke, Command(resume=resume), cfg, **kw)
                 elif kind == "replay":
-                    ids = [r[0] for r in sqlite3.connect(out).execute(
-                        "SELECT checkpoint_id FROM checkpoints WHERE thread_id=? AND checkpoint_ns='' ORDER BY checkpoint_id",
-                        (th["thread"],))]
+                    if pg:
+                        import psycopg
+
+                        with psycopg.connect(out) as c:
+                            ids = [r[0] for r in c.execute(
+                                "SELECT checkpoint_id FROM checkpoints WHERE thread_id=%s AND checkpoint_ns='' ORDER BY checkpoint_id",
+                                (th["thread"],))]
+                    else:
+                        ids = [r[0] for r in sqlite3.connect(out).execute(
+                            "SELECT checkpoint_id FROM checkpoints WHERE thread_id=? AND checkpoint_ns='' ORDER BY checkpoint_id",
+                            (th["thread"],))]
                     c = {"configurable": {"thread_id": th["thread"], "checkpoint_id": ids[op["checkpoint"]]}}
                     call(g.invoke, g.ainvoke, None, c, **kw)
                 elif kind == "update":
@@ -134,7 +156,9 @@ def main():
     with open(events_path, "w") as f:
         json.dump(events, f, indent=1)
     stack.close()
-    if use_async:
+    if pg and use_async:
+        loop.run_until_complete(cm.__aexit__(None, None, None))
+    elif use_async:
         loop.run_until_complete(saver.conn.close())
 
 

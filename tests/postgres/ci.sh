@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The Postgres stage of .ci/run (about 9 min here): a throwaway PostgreSQL 15 cluster, every oracle
+# The Postgres stage of .ci/run (about 11 min here): a throwaway PostgreSQL 15 cluster, every oracle
 # fixture regenerated with real PostgresSaver and compared snapshot by snapshot, the differential
-# and hand-off suites on PostgresSaver, the failure cases, and a small scale run with superstep's
+# and hand-off suites on PostgresSaver, the Python bridge's rows-equal suite on PostgresSaver, the
+# failure cases, and a small scale run with superstep's
 # query plans checked for full scans. Stops the cluster on any exit. Needs Debian's postgresql-15
 # (tests/postgres/cluster.sh fails loudly without it).
 #
@@ -32,6 +33,9 @@ SUPERSTEP_PG_DIFFERENTIAL="$PGDIFF" cargo test --test differential -- --ignored 
 echo "-- hand-off on Postgres: threads started by superstep finished by PostgresSaver and back (~3 min)"
 SUPERSTEP_HANDOFF_PG="$SUPERSTEP_PG_URL" bash tests/differential/handoff/handoff.sh "$PGHAND" "$PGPY" "$BIN"
 SUPERSTEP_HANDOFF="$PGHAND" cargo test --test handoff -- --ignored --nocapture
+
+echo "-- Python bridge on Postgres: 16 scenarios stepped through the bridge on PostgresSaver == straight runs on PostgresSaver (~2 min)"
+SUPERSTEP_TEST_PYTHON="$PGPY" SUPERSTEP_TEST_PG="$SUPERSTEP_PG_URL" cargo test --test bridge_rows -- --ignored --test-threads 2 pg_
 
 echo "-- failures: server down, bad credentials, wrong database, no tables, newer migration level"
 cargo test --test postgres -- --ignored --nocapture

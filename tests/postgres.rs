@@ -159,3 +159,175 @@ fn bad_credentials_wrong_database_no_tables_and_newer_migrations_are_refused() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("newer than superstep knows"));
 }
+
+/// The test cluster's TLS files (tests/postgres/cluster.sh: a CA, a server certificate for
+/// `localhost` only, another CA, a client certificate for role `superstep_cert`).
+fn tls_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(std::env::var("SUPERSTEP_PG_TLS_DIR").expect(
+        "SUPERSTEP_PG_TLS_DIR is not set: start a server with tests/postgres/cluster.sh (as .ci/run does)",
+    ))
+}
+
+/// `superstep threads` with HOME set to an empty directory (no ~/.postgresql of the user's).
+fn threads_at(url: &str, home: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_superstep"))
+        .args(["threads", "--db", url])
+        .env("HOME", home)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+#[ignore = "needs a Postgres server with TLS: .ci/run starts one (SUPERSTEP_PG_URL, SUPERSTEP_PG_TLS_DIR)"]
+fn tls_sslmodes_are_honoured_as_libpq_does() {
+    let (url, _) = server();
+    let tls = tls_dir();
+    let port = url
+        .rsplit_once(':')
+        .unwrap()
+        .1
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let home = tempfile::tempdir().unwrap();
+    let (ca, other) = (tls.join("ca.crt"), tls.join("other-ca.crt"));
+    let (ca, other) = (ca.to_str().unwrap(), other.to_str().unwrap());
+    // superstep_tls may only connect over TLS: make its database a checkpoint store (the engine
+    // runs setup() over TLS), then read it under every sslmode
+    let at = |host: &str, q: &str| {
+        format!("postgresql://superstep_tls:tls-pw@{host}:{port}/superstep_tls?{q}")
+    };
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_superstep"))
+        .args([
+            "run",
+            "graphs/approval.json",
+            "-t",
+            "t1",
+            "--input",
+            r#"{"request":"x"}"#,
+        ])
+        .args(["--db", &at("127.0.0.1", "sslmode=require")])
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "run over TLS: {}", stderr(&o));
+    let ok = |u: &str| {
+        let o = threads_at(u, home.path());
+        assert_eq!(o.status.code(), Some(0), "{u}: {}", stderr(&o));
+        assert!(stdout(&o).contains("t1"), "{u}: {}", stdout(&o));
+    };
+    let refused_tls = |u: &str, want: &str| {
+        let o = threads_at(u, home.path());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{u}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{u}: one line: {err}");
+        assert!(err.contains(want), "{u}: {err:?} should say {want:?}");
+        assert!(!err.contains("tls-pw"), "{u}: the password leaked: {err}");
+        err
+    };
+    // plain text is refused by the server for this role: every success below is over TLS
+    refused_tls(
+        &at("127.0.0.1", "sslmode=disable"),
+        "without TLS (try sslmode=require)",
+    );
+    ok(&at("127.0.0.1", "sslmode=prefer"));
+    ok(&at("127.0.0.1", "sslmode=allow"));
+    ok(&at("127.0.0.1", "sslmode=require"));
+    // verify-ca: the chain is checked, the name is not (the certificate names localhost only)
+    ok(&at(
+        "127.0.0.1",
+        &format!("sslmode=verify-ca&sslrootcert={ca}"),
+    ));
+    refused_tls(
+        &at(
+            "127.0.0.1",
+            &format!("sslmode=verify-ca&sslrootcert={other}"),
+        ),
+        "not signed by a root certificate in",
+    );
+    // require with a root file checks the chain too (libpq's rule)
+    refused_tls(
+        &at("127.0.0.1", &format!("sslmode=require&sslrootcert={other}")),
+        "not signed by a root certificate in",
+    );
+    // verify-full: the name as well
+    ok(&at(
+        "localhost",
+        &format!("sslmode=verify-full&sslrootcert={ca}"),
+    ));
+    refused_tls(
+        &at(
+            "127.0.0.1",
+            &format!("sslmode=verify-full&sslrootcert={ca}"),
+        ),
+        "is not valid for the host name \"127.0.0.1\"",
+    );
+    // verify-* needs a root certificate: none given, none in ~/.postgresql
+    refused_tls(
+        &at("localhost", "sslmode=verify-full"),
+        "root certificate file",
+    );
+    // ~/.postgresql/root.crt is libpq's default
+    std::fs::create_dir_all(home.path().join(".postgresql")).unwrap();
+    std::fs::copy(tls.join("ca.crt"), home.path().join(".postgresql/root.crt")).unwrap();
+    ok(&at("localhost", "sslmode=verify-full"));
+    // PGSSLMODE / PGSSLROOTCERT from the environment
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_superstep"))
+        .args([
+            "threads",
+            "--db",
+            &format!("postgresql://superstep_tls:tls-pw@127.0.0.1:{port}/superstep_tls"),
+        ])
+        .env("HOME", home.path())
+        .env("PGSSLMODE", "verify-full")
+        .env("PGSSLROOTCERT", ca)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not valid for the host name"),
+        "{}",
+        stderr(&o)
+    );
+    // a client certificate: superstep_cert authenticates with it alone (no password)
+    let cert = |q: &str| {
+        format!(
+            "postgresql://superstep_cert@localhost:{port}/superstep_cert?sslmode=verify-full&sslrootcert={ca}{q}"
+        )
+    };
+    let with_cert = cert(&format!(
+        "&sslcert={}&sslkey={}",
+        tls.join("client.crt").display(),
+        tls.join("client.key").display()
+    ));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_superstep"))
+        .args([
+            "run",
+            "graphs/approval.json",
+            "-t",
+            "c1",
+            "--input",
+            r#"{"request":"x"}"#,
+            "--db",
+            &with_cert,
+        ])
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "run with a client certificate: {}",
+        stderr(&o)
+    );
+    ok_list(&with_cert, home.path(), "c1");
+    refused_tls(&cert(""), "superstep_cert");
+}
+
+fn ok_list(url: &str, home: &std::path::Path, thread: &str) {
+    let o = threads_at(url, home);
+    assert_eq!(o.status.code(), Some(0), "{url}: {}", stderr(&o));
+    assert!(stdout(&o).contains(thread), "{url}: {}", stdout(&o));
+}

@@ -12,6 +12,7 @@
 //! server dropped is opened again on the next call.
 
 mod target;
+mod tls;
 
 pub use target::{is_postgres_url, Env, Host, ProcessEnv, SslMode, Target};
 
@@ -90,6 +91,8 @@ struct Body {
 pub struct PostgresStore {
     client: RefCell<Client>,
     target: Target,
+    /// The TLS connector `sslmode` asks for (`None`: plain text).
+    tls: Option<tls::Connector>,
     label: String,
     mode: Mode,
     shallow: bool,
@@ -131,10 +134,16 @@ impl PostgresStore {
             detail,
         })?;
         let label = target.label();
-        let client = connect(&target, mode).map_err(|e| classify(&label, &target, &e))?;
+        let tls = tls::connector(&target).map_err(|detail| StoreError::Server {
+            path: label.clone(),
+            detail,
+        })?;
+        let client =
+            connect(&target, tls.as_ref(), mode).map_err(|e| classify(&label, &target, &e))?;
         let mut store = PostgresStore {
             client: RefCell::new(client),
             target,
+            tls,
             label,
             mode,
             shallow: false,
@@ -257,7 +266,7 @@ impl PostgresStore {
             return f(&mut c).map_err(|e| self.err(e));
         }
         if c.is_closed() {
-            *c = connect(&self.target, self.mode).map_err(|e| self.err(e))?;
+            *c = connect(&self.target, self.tls.as_ref(), self.mode).map_err(|e| self.err(e))?;
         }
         c.batch_execute("BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ")
             .map_err(|e| self.err(e))?;
@@ -370,8 +379,13 @@ impl PostgresStore {
     }
 }
 
-/// Connect; an inspecting session is read-only from its first statement on.
-fn connect(t: &Target, mode: Mode) -> Result<Client, postgres::Error> {
+/// Connect (over TLS when `tls` is given, as `sslmode` asks); an inspecting session is read-only
+/// from its first statement on.
+fn connect(
+    t: &Target,
+    tls: Option<&tls::Connector>,
+    mode: Mode,
+) -> Result<Client, postgres::Error> {
     let mut cfg = postgres::Config::new();
     match &t.host {
         Host::Tcp(h) => cfg.host(h),
@@ -382,9 +396,13 @@ fn connect(t: &Target, mode: Mode) -> Result<Client, postgres::Error> {
         .dbname(&t.dbname)
         .application_name(t.application_name.as_deref().unwrap_or("superstep"))
         .connect_timeout(t.connect_timeout.unwrap_or(CONNECT_TIMEOUT))
-        .ssl_mode(match t.sslmode {
-            SslMode::Disable => postgres::config::SslMode::Disable,
-            _ => postgres::config::SslMode::Prefer,
+        .ssl_mode(match (tls, t.sslmode) {
+            (None, _) | (_, SslMode::Disable) => postgres::config::SslMode::Disable,
+            // libpq's `allow` tries plain text first; tokio-postgres only knows TLS-first
+            (_, SslMode::Allow | SslMode::Prefer) => postgres::config::SslMode::Prefer,
+            (_, SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull) => {
+                postgres::config::SslMode::Require
+            }
         });
     if let Some(p) = &t.password {
         cfg.password(p);
@@ -392,7 +410,10 @@ fn connect(t: &Target, mode: Mode) -> Result<Client, postgres::Error> {
     if let Some(o) = &t.options {
         cfg.options(o);
     }
-    let mut c = cfg.connect(NoTls)?;
+    let mut c = match tls {
+        Some(tls) => cfg.connect(tls.clone())?,
+        None => cfg.connect(NoTls)?,
+    };
     if mode == Mode::ReadOnly {
         c.batch_execute("SET default_transaction_read_only = on")?;
     }
@@ -412,7 +433,20 @@ fn classify(label: &str, t: &Target, e: &postgres::Error) -> StoreError {
     use postgres::error::SqlState;
     let detail = if let Some(db) = e.as_db_error() {
         let code = db.code();
-        if *code == SqlState::INVALID_PASSWORD
+        if *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+            && db.message().contains("pg_hba.conf")
+        {
+            format!(
+                "the server's pg_hba.conf admits no connection for user {:?} from here{} ({})",
+                t.user,
+                if db.message().contains("no encryption") {
+                    " without TLS (try sslmode=require)"
+                } else {
+                    ""
+                },
+                db.message()
+            )
+        } else if *code == SqlState::INVALID_PASSWORD
             || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
         {
             format!(
@@ -451,14 +485,7 @@ fn classify(label: &str, t: &Target, e: &postgres::Error) -> StoreError {
                 format!("cannot connect: no server at {place} (is it running?)")
             }
             Some(std::io::ErrorKind::TimedOut) => format!("cannot connect: {place} timed out"),
-            _ => {
-                let s = e.to_string();
-                if s.contains("TLS") || s.contains("ssl") {
-                    format!("{s} (sslmode={}; this build of superstep speaks no TLS: use sslmode=disable or prefer)", t.sslmode.name())
-                } else {
-                    s
-                }
-            }
+            _ => tls::explain(e, t).unwrap_or_else(|| e.to_string()),
         }
     };
     StoreError::Server {
@@ -961,7 +988,7 @@ impl Backend for PostgresStore {
     fn begin_write(&self) -> Result<(), StoreError> {
         let mut c = self.client.borrow_mut();
         if c.is_closed() {
-            *c = connect(&self.target, self.mode).map_err(|e| self.err(e))?;
+            *c = connect(&self.target, self.tls.as_ref(), self.mode).map_err(|e| self.err(e))?;
         }
         c.batch_execute("BEGIN").map_err(|e| self.err(e))?;
         self.writing.set(true);

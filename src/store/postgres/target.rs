@@ -48,6 +48,11 @@ impl SslMode {
         })
     }
 
+    /// `verify-ca` / `verify-full`: the server's certificate must be checked.
+    pub fn verifies(self) -> bool {
+        matches!(self, SslMode::VerifyCa | SslMode::VerifyFull)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             SslMode::Disable => "disable",
@@ -72,6 +77,11 @@ pub struct Target {
     pub dbname: String,
     pub sslmode: SslMode,
     pub sslrootcert: Option<PathBuf>,
+    /// A client certificate and its key (`sslcert` / `sslkey`, `PGSSLCERT` / `PGSSLKEY`).
+    pub sslcert: Option<PathBuf>,
+    pub sslkey: Option<PathBuf>,
+    /// The home directory libpq's default files live under (`~/.postgresql/root.crt`, …).
+    pub home: Option<PathBuf>,
     pub connect_timeout: Option<Duration>,
     pub application_name: Option<String>,
     pub options: Option<String>,
@@ -215,6 +225,7 @@ impl Target {
             .transpose()?;
         let (mut sslmode, mut sslrootcert, mut timeout, mut app, mut options, mut passfile) =
             (None, None, None, None, None, None);
+        let (mut sslcert, mut sslkey) = (None, None);
         for kv in query.unwrap_or("").split('&').filter(|kv| !kv.is_empty()) {
             let (k, v) = kv
                 .split_once('=')
@@ -228,6 +239,8 @@ impl Target {
                 "dbname" => dbname = Some(v),
                 "sslmode" => sslmode = Some(v),
                 "sslrootcert" => sslrootcert = Some(v),
+                "sslcert" => sslcert = Some(v),
+                "sslkey" => sslkey = Some(v),
                 "connect_timeout" => timeout = Some(v),
                 "application_name" => app = Some(v),
                 "options" => options = Some(v),
@@ -280,6 +293,9 @@ impl Target {
             sslrootcert: sslrootcert
                 .or_else(|| env.var("PGSSLROOTCERT"))
                 .map(PathBuf::from),
+            sslcert: sslcert.or_else(|| env.var("PGSSLCERT")).map(PathBuf::from),
+            sslkey: sslkey.or_else(|| env.var("PGSSLKEY")).map(PathBuf::from),
+            home: env.home(),
             connect_timeout,
             application_name: app.or_else(|| env.var("PGAPPNAME")),
             options: options.or_else(|| env.var("PGOPTIONS")),

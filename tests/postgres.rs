@@ -331,3 +331,215 @@ fn ok_list(url: &str, home: &std::path::Path, thread: &str) {
     assert_eq!(o.status.code(), Some(0), "{url}: {}", stderr(&o));
     assert!(stdout(&o).contains(thread), "{url}: {}", stdout(&o));
 }
+
+/// Run superstep with at most 400 MiB of address space (GNU time's peak RSS printed).
+fn limited(args: &[&str]) -> std::process::Output {
+    let time = if std::path::Path::new("/usr/bin/time").exists() {
+        "/usr/bin/time -f 'peak RSS %M KiB' "
+    } else {
+        ""
+    };
+    let mut cmd = format!(
+        "ulimit -v {}; exec {time}{}",
+        400 * 1024,
+        env!("CARGO_BIN_EXE_superstep")
+    );
+    for a in args {
+        cmd.push_str(&format!(" '{a}'"));
+    }
+    let o = std::process::Command::new("bash")
+        .args(["-c", &cmd])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    if let Some(l) = stderr(&o).lines().find(|l| l.starts_with("peak RSS")) {
+        eprintln!("superstep {}: {l}", args[0]);
+    }
+    o
+}
+
+#[test]
+#[ignore = "needs a Postgres server: .ci/run starts one (SUPERSTEP_PG_URL)"]
+fn values_over_16_mib_are_previewed_in_bounded_memory() {
+    const HUGE: i32 = 100 * 1024 * 1024;
+    let (url, mut admin) = server();
+    fresh_db(&mut admin, "pg_huge");
+    let db = with_db(&url, "pg_huge");
+    // PostgresSaver's rows (the engine's, proved equal by the differential suite), then made huge
+    // on the server: a 100 MiB string in a list blob, one inline in the checkpoint JSONB (str is
+    // a PostgresSaver "primitive"), and a 100 MiB pending write
+    let o = superstep(&[
+        "run",
+        "graphs/approval.json",
+        "--db",
+        &db,
+        "-t",
+        "t",
+        "--input",
+        r#"{"request":"x"}"#,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut c = postgres::Client::connect(&db, postgres::NoTls).unwrap();
+    let r = c
+        .query_one(
+            "SELECT checkpoint_id, checkpoint -> 'channel_versions' ->> 'log' FROM checkpoints
+             WHERE thread_id = 't' AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
+            &[],
+        )
+        .unwrap();
+    let (cid, version): (String, String) = (r.get(0), r.get(1));
+    // msgpack built by the server: 0x91 = a list of one, 0xdb + 4 bytes = a str32
+    let n = c
+        .execute(
+            "UPDATE checkpoint_blobs SET blob = '\\x91db'::bytea || int4send($1) || convert_to(repeat('x', $1), 'UTF8')
+             WHERE thread_id = 't' AND checkpoint_ns = '' AND channel = 'log' AND version = $2",
+            &[&HUGE, &version],
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+    c.execute(
+        "UPDATE checkpoints SET checkpoint = jsonb_set(checkpoint, '{channel_values,request}', to_jsonb(repeat('y', $1)))
+         WHERE thread_id = 't' AND checkpoint_ns = '' AND checkpoint_id = $2",
+        &[&HUGE, &cid],
+    )
+    .unwrap();
+    c.execute(
+        "INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
+         VALUES ('t', '', $2, 'c5c2ecbd-6ad7-47b8-92ac-a7cc106d6313', '', 0, 'log', 'msgpack',
+                 '\\xdb'::bytea || int4send($1) || convert_to(repeat('z', $1), 'UTF8'))",
+        &[&HUGE, &cid],
+    )
+    .unwrap();
+    let marker = format!("… [cut by superstep: {HUGE} bytes in all]");
+
+    let o = limited(&["show", "--db", &db, "-t", "t", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let log = j["values"]["log"][0].as_str().unwrap();
+    assert!(
+        log.len() < 70 * 1024 && log.starts_with("xxxx") && log.ends_with(&marker),
+        "{}",
+        &log[log.len().saturating_sub(80)..]
+    );
+    let request = j["values"]["request"].as_str().unwrap();
+    assert!(
+        request.len() < 300 * 1024 && request.starts_with("yyyy") && request.ends_with(&marker),
+        "{}",
+        &request[request.len().saturating_sub(80)..]
+    );
+    let warnings = j["warnings"].to_string();
+    assert!(warnings.contains("values are a preview"), "{warnings}");
+    assert!(
+        warnings.contains(&format!(
+            "write of task c5c2ecbd-6ad7-47b8-92ac-a7cc106d6313 (idx 0) is {} bytes",
+            HUGE + 5
+        )),
+        "{warnings}"
+    );
+    let pw = j["pending_writes"].to_string();
+    assert!(pw.contains(&marker), "{}", &pw[..pw.len().min(300)]);
+
+    let o = limited(&["history", "--db", &db, "-t", "t", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = limited(&["--db", &db, "--thread", "t", "--print", "--keys", "jk"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("xxxx"), "{}", stdout(&o));
+}
+
+/// A TUI inspecting a Postgres store under tmux (the pane is 120x40).
+struct Tui {
+    sock: std::path::PathBuf,
+}
+
+impl Tui {
+    fn cmd(&self, args: &[&str]) -> String {
+        let o = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&self.sock)
+            .args(args)
+            .output()
+            .expect("tmux is required for this test (apt-get install tmux)");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+    /// Wait until the pane shows `what` (20 s at most).
+    fn wait_for(&self, what: &str) -> String {
+        let start = std::time::Instant::now();
+        loop {
+            let pane = self.cmd(&["capture-pane", "-p", "-t", "pg"]);
+            if pane.contains(what) {
+                return pane;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(20),
+                "pane never showed {what:?}; it shows:\n{pane}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        self.cmd(&["kill-server"]);
+    }
+}
+
+#[test]
+#[ignore = "needs a Postgres server and tmux: .ci/run starts one (SUPERSTEP_PG_URL)"]
+fn a_dropped_connection_in_the_tui_is_shown_and_retried() {
+    let (url, mut admin) = server();
+    fresh_db(&mut admin, "pg_drop");
+    let db = with_db(&url, "pg_drop");
+    let o = superstep(&[
+        "run",
+        "graphs/approval.json",
+        "--db",
+        &db,
+        "-t",
+        "t",
+        "--input",
+        r#"{"request":"x"}"#,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tui {
+        sock: dir.path().join("tmux.sock"),
+    };
+    let bin = env!("CARGO_BIN_EXE_superstep");
+    t.cmd(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "pg",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        &format!("env -i PATH=/usr/bin:/bin TERM=xterm-256color {bin} --db '{db}' --thread t"),
+    ]);
+    t.wait_for("INSPECT");
+    // the server drops superstep's session and refuses new ones for a while
+    admin
+        .batch_execute("ALTER DATABASE pg_drop ALLOW_CONNECTIONS false")
+        .unwrap();
+    admin
+        .batch_execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'pg_drop'",
+        )
+        .unwrap();
+    let pane = t.wait_for("live refresh:");
+    assert!(!pane.contains("superstep-pw"), "{pane}");
+    // a key that reads the store now fails inline, the TUI stays up
+    t.cmd(&["send-keys", "-t", "pg", "j"]);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let pane = t.cmd(&["capture-pane", "-p", "-t", "pg"]);
+    assert!(pane.contains("INSPECT"), "the TUI went away:\n{pane}");
+    // the server takes connections again: the next check reconnects and reloads
+    admin
+        .batch_execute("ALTER DATABASE pg_drop ALLOW_CONNECTIONS true")
+        .unwrap();
+    t.wait_for("reachable again");
+    t.cmd(&["send-keys", "-t", "pg", "q"]);
+}

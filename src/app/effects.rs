@@ -44,6 +44,9 @@ pub struct Runtime<'g> {
     notice: Option<Action>,
     /// The file was found gone (said once, until it is back).
     gone: bool,
+    /// The last live-refresh check failed (a server store unreachable, a dropped connection):
+    /// said once, checked again on every tick, everything reloaded once it answers.
+    unreachable: bool,
 }
 
 fn source_error(e: &SourceError) -> Action {
@@ -84,6 +87,7 @@ impl<'g> Runtime<'g> {
             read_only: false,
             notice: None,
             gone: false,
+            unreachable: false,
         })
     }
 
@@ -119,6 +123,7 @@ impl<'g> Runtime<'g> {
             read_only: false,
             notice: None,
             gone: false,
+            unreachable: false,
         })
     }
 
@@ -135,6 +140,7 @@ impl<'g> Runtime<'g> {
             read_only: false,
             notice: None,
             gone: false,
+            unreachable: false,
         })
     }
 
@@ -428,9 +434,29 @@ impl<'g> Runtime<'g> {
             }
             crate::store::Presence::Same => self.gone = false,
         }
-        let Ok(now) = self.store.stamp() else {
-            return false;
+        let now = match self.store.stamp() {
+            Ok(now) => now,
+            Err(e) => {
+                if !self.unreachable {
+                    self.unreachable = true;
+                    self.notice = Some(Action::Failed {
+                        error: format!("live refresh: {e}"),
+                        hint: "tried again every tick; what is shown is what was last read".into(),
+                    });
+                }
+                return false;
+            }
         };
+        if self.unreachable {
+            // back: whatever a failed load left on screen is read again
+            self.unreachable = false;
+            self.stamp = Some(now);
+            self.notice = Some(Action::Info(format!(
+                "{}: reachable again: reloaded",
+                self.store.label()
+            )));
+            return true;
+        }
         if self.stamp.as_ref() == Some(&now) {
             return false;
         }

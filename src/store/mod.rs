@@ -330,6 +330,36 @@ impl std::ops::Deref for Store {
     }
 }
 
+/// A bounded preview of a stored value too big to load whole, read from a stream (SQLite's
+/// incremental blob I/O, Postgres `substring()` chunks): msgpack is previewed structurally
+/// (`value::capped`); other types keep their first bytes.
+pub(crate) fn preview_stream<R: std::io::Read + std::io::Seek>(
+    rd: &mut R,
+    type_: &str,
+) -> Result<crate::value::Typed, crate::value::ValueError> {
+    use crate::value::{capped, Typed, ValueError};
+    use std::io::Read;
+    let limits = capped::Limits::default();
+    let head = |rd: &mut R| {
+        let mut b = Vec::new();
+        rd.take(limits.max_str as u64)
+            .read_to_end(&mut b)
+            .map(|_| b)
+            .map_err(|e| ValueError::Msgpack(e.to_string()))
+    };
+    match type_ {
+        "msgpack" => capped::preview(rd, limits).map(|p| Typed::Value(p.value)),
+        "bytes" => head(rd).map(Typed::Bytes),
+        "bytearray" => head(rd).map(Typed::ByteArray),
+        "pickle" => head(rd).map(Typed::Pickle),
+        "null" => Ok(Typed::Null),
+        "json" => Err(ValueError::Json(
+            "a JSON value this large is not previewed (only msgpack is streamed)".into(),
+        )),
+        other => Err(ValueError::UnknownType(other.to_string())),
+    }
+}
+
 /// Metadata is JSON; SQL NULL, empty or JSON `null` mean `{}` (spec §1.3).
 pub fn parse_metadata(
     raw: Option<&[u8]>,

@@ -351,33 +351,13 @@ impl SqliteStore {
         rowid: i64,
         type_: &str,
     ) -> Result<Typed, crate::value::ValueError> {
-        use crate::value::capped;
         use crate::value::ValueError;
-        use std::io::Read;
         let blob = self
             .conn
             .blob_open(rusqlite::MAIN_DB, table, column, rowid, true)
             .map_err(|e| ValueError::Msgpack(format!("cannot stream the blob: {e}")))?;
         let mut rd = std::io::BufReader::with_capacity(64 * 1024, blob);
-        let limits = capped::Limits::default();
-        let head = |rd: &mut std::io::BufReader<rusqlite::blob::Blob>| {
-            let mut b = Vec::new();
-            rd.take(limits.max_str as u64)
-                .read_to_end(&mut b)
-                .map(|_| b)
-                .map_err(|e| ValueError::Msgpack(e.to_string()))
-        };
-        match type_ {
-            "msgpack" => capped::preview(&mut rd, limits).map(|p| Typed::Value(p.value)),
-            "bytes" => head(&mut rd).map(Typed::Bytes),
-            "bytearray" => head(&mut rd).map(Typed::ByteArray),
-            "pickle" => head(&mut rd).map(Typed::Pickle),
-            "null" => Ok(Typed::Null),
-            "json" => Err(ValueError::Json(
-                "a JSON value this large is not previewed (only msgpack is streamed)".into(),
-            )),
-            other => Err(ValueError::UnknownType(other.to_string())),
-        }
+        super::preview_stream(&mut rd, type_)
     }
 
     /// A corrupt field of one `checkpoints` row, located by its primary key.

@@ -82,9 +82,72 @@ struct Body {
     checkpoint: String,
     /// The blobs of its channel versions: channel, type, blob.
     blobs: Vec<(String, String, Option<Vec<u8>>)>,
+    /// Blobs over `PREVIEW_OVER` bytes, not loaded: previewed by streaming them on decode.
+    big: Vec<BigBlob>,
     /// v < 4 only: the parent's `__pregel_tasks` writes (type, blob), migrated into the
     /// checkpoint as PostgresSaver does.
     sends: Option<Vec<(String, Vec<u8>)>>,
+}
+
+/// A `checkpoint_blobs` value too big to load whole (inspection only).
+struct BigBlob {
+    channel: String,
+    type_: String,
+    /// `None` in ShallowPostgresSaver's layout (blobs by channel alone).
+    version: Option<String>,
+    len: u64,
+}
+
+/// Fetch this much of a big value per query while previewing it.
+const CHUNK: u64 = 256 * 1024;
+
+/// A `Read + Seek` view of a value on the server, read in bounded `substring()` chunks: `fetch`
+/// gets `(0-based offset, length)`.
+struct Chunked<F> {
+    fetch: F,
+    len: u64,
+    pos: u64,
+    buf: Vec<u8>,
+    at: u64,
+}
+
+impl<F: FnMut(u64, u64) -> std::io::Result<Vec<u8>>> std::io::Read for Chunked<F> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos >= self.len || out.is_empty() {
+            return Ok(0);
+        }
+        if self.pos < self.at || self.pos >= self.at + self.buf.len() as u64 {
+            self.buf = (self.fetch)(self.pos, CHUNK.min(self.len - self.pos))?;
+            self.at = self.pos;
+            if self.buf.is_empty() {
+                return Ok(0);
+            }
+        }
+        let off = (self.pos - self.at) as usize;
+        let k = out.len().min(self.buf.len() - off);
+        out[..k].copy_from_slice(&self.buf[off..off + k]);
+        self.pos += k as u64;
+        Ok(k)
+    }
+}
+
+impl<F> std::io::Seek for Chunked<F> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        let (base, d) = match to {
+            std::io::SeekFrom::Start(n) => (0i128, n as i128),
+            std::io::SeekFrom::Current(d) => (self.pos as i128, d as i128),
+            std::io::SeekFrom::End(d) => (self.len as i128, d as i128),
+        };
+        let p = base + d;
+        if p < 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "seek before the start",
+            ));
+        }
+        self.pos = p as u64;
+        Ok(self.pos)
+    }
 }
 
 /// A PostgresSaver (or ShallowPostgresSaver) database.
@@ -99,30 +162,49 @@ pub struct PostgresStore {
     has_task_path: bool,
     /// A write transaction is open (`begin_write` .. `commit_write`).
     writing: Cell<bool>,
+    /// Values over this many bytes are previewed, not loaded (`PREVIEW_OVER` when inspecting;
+    /// the engine loads everything).
+    big: u64,
 }
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The select list of one checkpoint row: its blobs as three aligned arrays (LangGraph's
-/// `SELECT_SQL` joins the same rows: each channel version's blob, by primary key).
-const CHECKPOINT_COLS: &str = "c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
-    c.checkpoint::text, c.metadata::text, b.channels, b.types, b.blobs
-    FROM checkpoints c LEFT JOIN LATERAL (
-        SELECT array_agg(bl.channel) AS channels, array_agg(bl.type) AS types, array_agg(bl.blob) AS blobs
+/// The select list of one checkpoint row: its blobs as aligned arrays (LangGraph's `SELECT_SQL`
+/// joins the same rows: each channel version's blob, by primary key; ShallowPostgresSaver's
+/// by channel alone). Nothing over `big` bytes is sent: a blob comes as NULL with its length
+/// and version beside it (previewed on decode by streaming it), and a checkpoint JSON over `big`
+/// (inline strings are PostgresSaver's "primitives") comes with every inline string over 64 KiB
+/// cut the way `value::capped` cuts, its full length last.
+fn checkpoint_cols(shallow: bool, big: u64) -> String {
+    let (id, parent, version_join) = if shallow {
+        ("c.checkpoint ->> 'id'", "NULL::text", "")
+    } else {
+        (
+            "c.checkpoint_id",
+            "c.parent_checkpoint_id",
+            " AND bl.version = v.value",
+        )
+    };
+    let max_str = crate::value::capped::Limits::default().max_str;
+    format!(
+        "c.thread_id, c.checkpoint_ns, {id}, {parent},
+    CASE WHEN octet_length(t.txt) > {big} THEN jsonb_set(c.checkpoint, '{{channel_values}}', coalesce((
+        SELECT jsonb_object_agg(e.key, CASE WHEN jsonb_typeof(e.value) = 'string' AND octet_length(e.value #>> '{{}}') > {max_str}
+            THEN to_jsonb(left(e.value #>> '{{}}', {max_str}) || '… [cut by superstep: ' || octet_length(e.value #>> '{{}}') || ' bytes in all]')
+            ELSE e.value END)
+        FROM jsonb_each(c.checkpoint -> 'channel_values') e), '{{}}'::jsonb))::text ELSE t.txt END,
+    c.metadata::text, b.channels, b.types, b.blobs, b.lens, b.versions, octet_length(t.txt)::int8
+    FROM checkpoints c CROSS JOIN LATERAL (SELECT c.checkpoint::text AS txt OFFSET 0) t
+    LEFT JOIN LATERAL (
+        SELECT array_agg(bl.channel) AS channels, array_agg(bl.type) AS types,
+            array_agg(CASE WHEN octet_length(bl.blob) > {big} THEN NULL ELSE bl.blob END) AS blobs,
+            array_agg(octet_length(bl.blob)::int8) AS lens, array_agg(v.value) AS versions
         FROM jsonb_each_text(c.checkpoint -> 'channel_versions') v
         JOIN checkpoint_blobs bl ON bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
-            AND bl.channel = v.key AND bl.version = v.value
-    ) b ON true";
-
-/// The same for ShallowPostgresSaver: one checkpoint per namespace, blobs by channel alone.
-const SHALLOW_COLS: &str = "c.thread_id, c.checkpoint_ns, c.checkpoint ->> 'id', NULL::text,
-    c.checkpoint::text, c.metadata::text, b.channels, b.types, b.blobs
-    FROM checkpoints c LEFT JOIN LATERAL (
-        SELECT array_agg(bl.channel) AS channels, array_agg(bl.type) AS types, array_agg(bl.blob) AS blobs
-        FROM jsonb_each_text(c.checkpoint -> 'channel_versions') v
-        JOIN checkpoint_blobs bl ON bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
-            AND bl.channel = v.key
-    ) b ON true";
+            AND bl.channel = v.key{version_join}
+    ) b ON true"
+    )
+}
 
 impl PostgresStore {
     /// Connect to the store `url` names (with libpq's environment and pgpass) and check that it
@@ -149,6 +231,11 @@ impl PostgresStore {
             shallow: false,
             has_task_path: false,
             writing: Cell::new(false),
+            big: if mode == Mode::ReadOnly {
+                super::PREVIEW_OVER
+            } else {
+                i64::MAX as u64
+            },
         };
         store.check_schema()?;
         Ok(store)
@@ -304,13 +391,35 @@ impl PostgresStore {
         let channels: Option<Vec<String>> = r.get(6);
         let types: Option<Vec<String>> = r.get(7);
         let blobs: Option<Vec<Option<Vec<u8>>>> = r.get(8);
-        let blobs = channels
+        let lens: Option<Vec<Option<i64>>> = r.get(9);
+        let versions: Option<Vec<String>> = r.get(10);
+        let json_len: Option<i64> = r.get(11);
+        let (mut small, mut big) = (Vec::new(), Vec::new());
+        for ((((c, t), b), len), v) in channels
             .unwrap_or_default()
             .into_iter()
             .zip(types.unwrap_or_default())
             .zip(blobs.unwrap_or_default())
-            .map(|((c, t), b)| (c, t, b))
-            .collect();
+            .zip(lens.unwrap_or_default())
+            .zip(versions.unwrap_or_default())
+        {
+            match len.map(|l| l as u64).filter(|l| *l > self.big) {
+                Some(len) => big.push(BigBlob {
+                    channel: c,
+                    type_: t,
+                    version: (!self.shallow).then_some(v),
+                    len,
+                }),
+                None => small.push((c, t, b)),
+            }
+        }
+        let blobs = small;
+        // what was not loaded: the big blobs, and a checkpoint JSON whose long strings were cut
+        let left_out: u64 = big.iter().map(|b| b.len).sum::<u64>()
+            + json_len
+                .map(|l| l as u64)
+                .filter(|l| *l > self.big)
+                .unwrap_or(0);
         // PostgresSaver migrates a v < 4 checkpoint's pending sends from its parent's writes
         let old = serde_json::from_str::<Json>(&checkpoint)
             .ok()
@@ -319,8 +428,11 @@ impl PostgresStore {
         let sends = match (&parent, old, self.shallow) {
             (Some(p), true, false) => Some(
                 c.query(
-                    "SELECT type, blob FROM checkpoint_writes WHERE thread_id = $1 AND checkpoint_id = $2
-                     AND channel = '__pregel_tasks' ORDER BY task_path, task_id, idx",
+                    &format!(
+                        "SELECT type, blob FROM checkpoint_writes WHERE thread_id = $1 AND checkpoint_id = $2
+                     AND channel = '__pregel_tasks' ORDER BY {}task_id, idx",
+                        if self.has_task_path { "task_path, " } else { "" }
+                    ),
                     &[&thread_id, p],
                 )?
                 .iter()
@@ -340,11 +452,12 @@ impl PostgresStore {
             checkpoint_ns,
             checkpoint_id: checkpoint_id.unwrap_or_default(),
             parent_checkpoint_id: parent,
-            preview_of: None,
+            preview_of: (left_out > 0).then_some(left_out),
             metadata_preview_of: None,
             body: Arc::new(Body {
                 checkpoint,
                 blobs,
+                big,
                 sends,
             }),
         })
@@ -362,20 +475,55 @@ impl PostgresStore {
         }
     }
 
+    fn cols(&self) -> String {
+        checkpoint_cols(self.shallow, self.big)
+    }
+
     fn sql_checkpoint_by_id(&self) -> String {
+        let cols = self.cols();
         if self.shallow {
-            format!("SELECT {SHALLOW_COLS} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint ->> 'id' = $3")
+            format!("SELECT {cols} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint ->> 'id' = $3")
         } else {
-            format!("SELECT {CHECKPOINT_COLS} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3")
+            format!("SELECT {cols} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3")
         }
     }
 
     fn sql_latest(&self) -> String {
+        let cols = self.cols();
         if self.shallow {
-            format!("SELECT {SHALLOW_COLS} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2")
+            format!("SELECT {cols} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2")
         } else {
-            format!("SELECT {CHECKPOINT_COLS} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 ORDER BY c.checkpoint_id DESC LIMIT 1")
+            format!("SELECT {cols} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 ORDER BY c.checkpoint_id DESC LIMIT 1")
         }
+    }
+
+    /// A bounded preview of a value too big to load, streamed in `substring()` chunks from the
+    /// row `sql` selects (`$1..` = `key`, then the 1-based offset and the length).
+    fn preview_value(
+        c: &mut Client,
+        sql: &str,
+        key: &[&(dyn postgres::types::ToSql + Sync)],
+        len: u64,
+        type_: &str,
+    ) -> Result<Typed, crate::value::ValueError> {
+        let stmt = c.prepare(sql).map_err(|e| {
+            crate::value::ValueError::Msgpack(format!("cannot stream the value: {e}"))
+        })?;
+        let mut rd = Chunked {
+            fetch: |off: u64, n: u64| -> std::io::Result<Vec<u8>> {
+                let (from, count) = (off as i64 + 1, n as i64);
+                let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = key.to_vec();
+                params.push(&from);
+                params.push(&count);
+                let row = c.query_one(&stmt, &params).map_err(std::io::Error::other)?;
+                Ok(row.get::<_, Option<Vec<u8>>>(0).unwrap_or_default())
+            },
+            len,
+            pos: 0,
+            buf: Vec::new(),
+            at: 0,
+        };
+        super::preview_stream(&mut rd, type_)
     }
 }
 
@@ -860,14 +1008,15 @@ impl Backend for PostgresStore {
                 .collect());
         }
         let limit = limit.min(i64::MAX as usize) as i64;
+        let cols = self.cols();
         self.read(|c| {
             let rows = match before {
                 Some(b) => c.query(
-                    &format!("SELECT {CHECKPOINT_COLS} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id < $3 ORDER BY c.checkpoint_id DESC LIMIT $4"),
+                    &format!("SELECT {cols} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id < $3 ORDER BY c.checkpoint_id DESC LIMIT $4"),
                     &[&thread_id, &ns, &b, &limit],
                 )?,
                 None => c.query(
-                    &format!("SELECT {CHECKPOINT_COLS} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 ORDER BY c.checkpoint_id DESC LIMIT $3"),
+                    &format!("SELECT {cols} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 ORDER BY c.checkpoint_id DESC LIMIT $3"),
                     &[&thread_id, &ns, &limit],
                 )?,
             };
@@ -886,17 +1035,40 @@ impl Backend for PostgresStore {
         } else {
             "''::text"
         };
+        let big = self.big;
         let rows = self.read(|c| {
-            c.query(
+            let rows = c.query(
                 &format!(
-                    "SELECT task_id, {path}, idx, channel, type, blob FROM checkpoint_writes
-                 WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3"
+                    "SELECT task_id, {path}, idx, channel, type,
+                        CASE WHEN octet_length(blob) > {big} THEN NULL ELSE blob END, octet_length(blob)::int8
+                     FROM checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3"
                 ),
                 &[&thread_id, &ns, &checkpoint_id],
-            )
+            )?;
+            // values too big to load: previewed in this transaction, in bounded chunks
+            let mut out = Vec::with_capacity(rows.len());
+            for r in rows {
+                let len = r.get::<_, i64>(6) as u64;
+                let preview = if len > big {
+                    let (task_id, idx): (String, i32) = (r.get(0), r.get(2));
+                    let type_: Option<String> = r.get(4);
+                    Some(Self::preview_value(
+                        c,
+                        "SELECT substring(blob FROM $6::int8::int FOR $7::int8::int) FROM checkpoint_writes
+                         WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 AND task_id = $4 AND idx = $5",
+                        &[&thread_id, &ns, &checkpoint_id, &task_id, &idx],
+                        len,
+                        type_.as_deref().unwrap_or("null"),
+                    ))
+                } else {
+                    None
+                };
+                out.push((r, len, preview));
+            }
+            Ok(out)
         })?;
         let mut out = Vec::with_capacity(rows.len());
-        for r in rows {
+        for (r, len, preview) in rows {
             let (task_id, task_path, idx, channel, type_): (
                 String,
                 String,
@@ -904,8 +1076,15 @@ impl Backend for PostgresStore {
                 String,
                 Option<String>,
             ) = (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4));
-            let blob: Vec<u8> = r.get(5);
-            let value = Typed::decode(type_.as_deref().unwrap_or("null"), &blob).map_err(|e| {
+            let cut = preview.is_some().then_some(len);
+            let decoded = match preview {
+                Some(p) => p,
+                None => {
+                    let blob: Vec<u8> = r.get(5);
+                    Typed::decode(type_.as_deref().unwrap_or("null"), &blob)
+                }
+            };
+            let value = decoded.map_err(|e| {
                 StoreError::Corrupt {
                     path: self.label.clone(),
                     what: "write value",
@@ -922,7 +1101,7 @@ impl Backend for PostgresStore {
                 channel,
                 type_,
                 value,
-                cut: None,
+                cut,
             });
         }
         // LangGraph sorts in Python (`writes_sort_key`): code point order, whatever the
@@ -945,7 +1124,38 @@ impl Backend for PostgresStore {
                 "the row was not read from this Postgres store".into(),
             ));
         };
-        decode_body(body).map_err(|d| self.corrupt("checkpoint", row, d))
+        let mut cp = decode_body(body).map_err(|d| self.corrupt("checkpoint", row, d))?;
+        for b in &body.big {
+            let sql = if b.version.is_some() {
+                "SELECT substring(blob FROM $5::int8::int FOR $6::int8::int) FROM checkpoint_blobs
+                 WHERE thread_id = $1 AND checkpoint_ns = $2 AND channel = $3 AND version = $4"
+            } else {
+                "SELECT substring(blob FROM $4::int8::int FOR $5::int8::int) FROM checkpoint_blobs
+                 WHERE thread_id = $1 AND checkpoint_ns = $2 AND channel = $3"
+            };
+            let value = self.read(|c| {
+                let mut key: Vec<&(dyn postgres::types::ToSql + Sync)> =
+                    vec![&row.thread_id, &row.checkpoint_ns, &b.channel];
+                if let Some(v) = &b.version {
+                    key.push(v);
+                }
+                Ok(Self::preview_value(c, sql, &key, b.len, &b.type_))
+            })?;
+            let value = value
+                .map_err(|e| {
+                    self.corrupt(
+                        "checkpoint",
+                        row,
+                        format!("blob of channel {:?}: {e}", b.channel),
+                    )
+                })?
+                .into_value();
+            match cp.channel_values.iter_mut().find(|(k, _)| *k == b.channel) {
+                Some((_, old)) => *old = value,
+                None => cp.channel_values.push((b.channel.clone(), value)),
+            }
+        }
+        Ok(cp)
     }
 
     /// The server's next transaction id: it moves whenever any transaction writes anything
@@ -1157,6 +1367,7 @@ mod tests {
                                      "e": "00000000000000000000000000000001.0.2", "z": "00000000000000000000000000000001.0.3"},
                 "versions_seen": {"a": {"n": "00000000000000000000000000000001.0.9"}}, "updated_channels": ["n"]}"#
                 .into(),
+            big: Vec::new(),
             blobs: vec![
                 ("l".into(), "msgpack".into(), Some(msgpack(&Value::Array(vec![Value::from(1)])))),
                 ("e".into(), "empty".into(), None),
@@ -1186,6 +1397,7 @@ mod tests {
                 "versions_seen": {}}"#
                 .into(),
             blobs: vec![],
+            big: Vec::new(),
             sends: Some(vec![("msgpack".into(), msgpack(&send))]),
         };
         let cp = decode_body(&body).unwrap();

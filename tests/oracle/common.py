@@ -518,13 +518,15 @@ def orphan_writes(conn) -> list:
 
 
 def orphan_writes_pg(conn) -> list:
-    """`orphan_writes` for PostgresSaver's tables (insertion order is not kept: by key)."""
+    """`orphan_writes` for PostgresSaver's tables (insertion order is not kept: by key). Checkpoints
+    are matched by the id inside the JSONB, which ShallowPostgresSaver's table (no checkpoint_id
+    column) has too."""
     cur = conn.cursor(row_factory=psycopg_tuple_row())
     rows = cur.execute(
         "SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel, "
         "w.type, w.blob FROM checkpoint_writes w LEFT JOIN checkpoints c ON c.thread_id = w.thread_id "
-        "AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id "
-        "WHERE c.checkpoint_id IS NULL ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx"
+        "AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint ->> 'id' = w.checkpoint_id "
+        "WHERE c.thread_id IS NULL ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx"
     ).fetchall()
     return [{"thread_id": t, "checkpoint_ns": ns, "checkpoint_id": cid, "task_id": tid, "task_path": tp,
              "idx": idx, "channel": ch, "value": view_typed(ty, bytes(val) if val is not None else b"")}
@@ -566,6 +568,8 @@ class Fixture:
         self.threads: list = []
         self.events: list = []
         self.extra: dict = {}
+        # what the JSON says wrote the rows (a Postgres generator may swap in ShallowPostgresSaver)
+        self.saver_name = "PostgresSaver" if self.pg else "SqliteSaver"
 
     def event(self, msg: str) -> None:
         self.events.append(msg)
@@ -630,7 +634,7 @@ class Fixture:
         doc_extra.update(self.extra)
         doc_extra.update(extra or {})
         if self.pg:
-            doc_extra["saver"] = "PostgresSaver"
+            doc_extra["saver"] = self.saver_name
         write_expected(self.out_dir, self.name, self.threads, doc_extra, self.events)
         if self.pg:
             self.conn.close()

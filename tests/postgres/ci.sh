@@ -22,8 +22,10 @@ BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/superstep"
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 eval "$(bash tests/postgres/cluster.sh start "$PGDIR" "$PORT")"
 
-echo "-- PostgresSaver oracle fixtures, regenerated live and compared"
+echo "-- PostgresSaver (and ShallowPostgresSaver) oracle fixtures, regenerated live and compared"
 SUPERSTEP_ORACLE_PG="$SUPERSTEP_PG_URL" bash tests/oracle/generate_all.sh "$PGFX" "$PGPY"
+# ShallowPostgresSaver's own rows (Postgres only, so not among generate_all.sh's gen_*.py)
+SUPERSTEP_ORACLE_PG="$SUPERSTEP_PG_URL" PYTHONHASHSEED=0 "$PGPY" tests/postgres/gen_shallow.py --out "$PGFX"
 SUPERSTEP_PG_FIXTURES="$PGFX" cargo test --test oracle_fixtures -- --ignored --nocapture
 
 echo "-- differential on Postgres: every scenario on real PostgresSaver (diff_*) and on the engine (ss_*), rows compared (~2 min)"

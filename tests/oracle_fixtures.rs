@@ -392,6 +392,8 @@ fn postgres_snapshots_match_langgraph_for_every_checkpoint() {
     );
     let mut tally = Tally::default();
     let mut shallow: Vec<String> = Vec::new();
+    // databases at an older migration level (tests/postgres/gen_v02_pg.py: PostgresSaver 2.0.8)
+    let mut older: Vec<(String, i64)> = Vec::new();
     for u in urls {
         let url = std::fs::read_to_string(&u).unwrap().trim().to_string();
         let expected: Json =
@@ -409,6 +411,9 @@ fn postgres_snapshots_match_langgraph_for_every_checkpoint() {
         if kind != "Postgres" {
             shallow.push(u.file_stem().unwrap().to_string_lossy().to_string());
         }
+        if let Some(level) = expected["migration_level"].as_i64().filter(|l| *l < 9) {
+            older.push((u.file_stem().unwrap().to_string_lossy().to_string(), level));
+        }
         let name = u.file_stem().unwrap().to_string_lossy().to_string();
         compare_fixture(&name, &expected, &store, &mut tally);
         drop(store);
@@ -419,7 +424,12 @@ fn postgres_snapshots_match_langgraph_for_every_checkpoint() {
         );
     }
     tally.report("PostgresSaver oracle fixtures");
-    eprintln!("  of them written by ShallowPostgresSaver: {shallow:?}");
+    eprintln!("  of them written by ShallowPostgresSaver: {shallow:?}; at an older migration level: {older:?}");
+    assert!(
+        !older.is_empty(),
+        "no fixture at a migration level before task_path (tests/postgres/gen_v02_pg.py) in {}",
+        dir.display()
+    );
     assert!(
         !shallow.is_empty(),
         "no ShallowPostgresSaver fixture (tests/postgres/gen_shallow.py) in {}",

@@ -11,6 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 PGPY=$(bash tests/oracle/setup_venv.sh "$PWD/.venv-oracle-pg" "$PWD/tests/oracle/requirements-postgres.txt" | tail -n 1)
+# an older PostgresSaver (langgraph 0.2.76 + langgraph-checkpoint-postgres 2.0.8: migration level 8)
+PGPY02=$(bash tests/oracle/setup_venv.sh "$PWD/.venv-oracle-v02-pg" "$PWD/tests/postgres/requirements-v02-pg.txt" | tail -n 1)
 PGDIR=$(mktemp -d /tmp/superstep-pg.XXXXXX)
 PGFX=$(mktemp -d)
 PGDIFF=$(mktemp -d)
@@ -22,10 +24,12 @@ BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/superstep"
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 eval "$(bash tests/postgres/cluster.sh start "$PGDIR" "$PORT")"
 
-echo "-- PostgresSaver (and ShallowPostgresSaver) oracle fixtures, regenerated live and compared"
+echo "-- PostgresSaver (3.2.0 and 2.0.8) and ShallowPostgresSaver oracle fixtures, regenerated live and compared"
 SUPERSTEP_ORACLE_PG="$SUPERSTEP_PG_URL" bash tests/oracle/generate_all.sh "$PGFX" "$PGPY"
 # ShallowPostgresSaver's own rows (Postgres only, so not among generate_all.sh's gen_*.py)
 SUPERSTEP_ORACLE_PG="$SUPERSTEP_PG_URL" PYTHONHASHSEED=0 "$PGPY" tests/postgres/gen_shallow.py --out "$PGFX"
+# a database PostgresSaver 2.0.8 made and dumped itself (no task_path; v1 checkpoints)
+SUPERSTEP_ORACLE_PG="$SUPERSTEP_PG_URL" PYTHONHASHSEED=0 "$PGPY02" -W ignore tests/postgres/gen_v02_pg.py --out "$PGFX"
 SUPERSTEP_PG_FIXTURES="$PGFX" cargo test --test oracle_fixtures -- --ignored --nocapture
 
 echo "-- differential on Postgres: every scenario on real PostgresSaver (diff_*) and on the engine (ss_*), rows compared (~2 min)"

@@ -22,14 +22,16 @@ THREAD = "c"
 
 
 def sh(bin_, db, *args, kill_after=None):
-    """Run a superstep command; kill it after `kill_after` seconds if given. Returns (rc, out, killed)."""
+    """Run a superstep command; kill it after `kill_after` seconds if given. Returns (rc, out, killed):
+    `out` is stdout alone when the command succeeded (stderr carries notes that are not part of --json),
+    stdout + stderr when it failed (for the assertion's message)."""
     p = subprocess.Popen([bin_, *args, "--db", db], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if kill_after is None:
         out, err = p.communicate()
-        return p.returncode, out + err, False
+        return p.returncode, out if p.returncode == 0 else out + err, False
     try:
         out, err = p.communicate(timeout=kill_after)
-        return p.returncode, out + err, False
+        return p.returncode, out if p.returncode == 0 else out + err, False
     except subprocess.TimeoutExpired:
         p.kill()
         p.communicate()

@@ -52,16 +52,21 @@ pub fn parse_size(s: &str) -> Result<(u16, u16), String> {
 /// demo graph (`approval`) starts from the embedded demo DB, whose threads real LangGraph wrote
 /// for that graph (approved, rejected, time-travelled, ...).
 pub fn default_graph_db(lg: &LoadedGraph) -> PathBuf {
-    let canon = std::fs::canonicalize(&lg.path).unwrap_or_else(|_| lg.path.clone());
-    let hash = xxhash_rust::xxh3::xxh3_64(canon.to_string_lossy().as_bytes());
-    let path = std::env::temp_dir().join(format!(
-        "superstep-{}-{:08x}.sqlite",
-        lg.spec.name, hash as u32
-    ));
+    let path = default_graph_db_path(lg);
     if lg.spec.name == "approval" && !path.exists() {
         let _ = std::fs::write(&path, crate::commands::DEMO_DB);
     }
     path
+}
+
+/// Where [`default_graph_db`] keeps a spec's checkpoints, without creating anything.
+pub fn default_graph_db_path(lg: &LoadedGraph) -> PathBuf {
+    let canon = std::fs::canonicalize(&lg.path).unwrap_or_else(|_| lg.path.clone());
+    let hash = xxhash_rust::xxh3::xxh3_64(canon.to_string_lossy().as_bytes());
+    std::env::temp_dir().join(format!(
+        "superstep-{}-{:08x}.sqlite",
+        lg.spec.name, hash as u32
+    ))
 }
 
 /// The DB a Python graph uses when `--db` is not given: one per reference, in the temp dir.
@@ -133,13 +138,47 @@ pub fn run(
     match graph {
         Some(GraphRef::Spec(g)) => {
             let lg = crate::spec::load(&g).map_err(|e| e.to_string())?;
+            // `--print` with no keys shows the spec and writes nothing: a missing DB is not
+            // created (the demo DB is shown from a scratch copy), an existing one gets no thread
+            let read_only = o.print && o.keys.is_empty();
+            let existed =
+                o.db.clone()
+                    .unwrap_or_else(|| default_graph_db_path(&lg))
+                    .exists();
             let db = match &o.db {
                 Some(d) => d.clone(),
+                None if read_only => default_graph_db_path(&lg),
                 None => default_graph_db(&lg),
             };
-            let rt = Runtime::spec(&db, &lg, ids(&o), o.seed)?;
-            let app = App::debug(rt);
-            session(app, &o, out)
+            let scratch = tempfile_dir(read_only && !existed)?;
+            let opened = match &scratch {
+                Some(d) => {
+                    let p = d.join("scratch.sqlite");
+                    if o.db.is_none() && lg.spec.name == "approval" {
+                        std::fs::write(&p, crate::commands::DEMO_DB)
+                            .map_err(|e| format!("{}: {e}", p.display()))?;
+                    }
+                    p
+                }
+                None => db.clone(),
+            };
+            let rt = Runtime::spec(&opened, &lg, ids(&o), o.seed)?;
+            let mut app = App::debug(rt);
+            if scratch.is_some() {
+                app.state.db_path = format!("{} (not created yet)", db.display());
+                app.state.db_label = format!("{} (none yet)", name_of(&db));
+            }
+            let r = session(app, &o, out);
+            drop(scratch);
+            // the DB the spec's runs went to, when superstep chose it: said once, when made
+            if o.db.is_none() && !existed && db.exists() {
+                eprintln!(
+                    "superstep: {}'s checkpoints are in {} (--db FILE to choose another)",
+                    g.display(),
+                    db.display()
+                );
+            }
+            r
         }
         Some(GraphRef::Python(r)) => {
             let db = match &o.db {
@@ -189,8 +228,50 @@ pub fn run(
     }
 }
 
+/// A private temporary directory (removed when dropped), when `want`.
+fn tempfile_dir(want: bool) -> Result<Option<ScratchDir>, String> {
+    if !want {
+        return Ok(None);
+    }
+    let d = std::env::temp_dir().join(format!(
+        "superstep-print-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|t| t.as_nanos())
+            .unwrap_or(0)
+    ));
+    std::fs::create_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+    Ok(Some(ScratchDir(d)))
+}
+
+/// A directory deleted with everything in it when dropped.
+struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    fn join(&self, p: &str) -> PathBuf {
+        self.0.join(p)
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn name_of(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| p.display().to_string())
+}
+
 fn session(mut app: App, o: &Options, out: &mut dyn Write) -> Result<(), String> {
-    app.start(o.thread.clone());
+    if o.print && o.keys.is_empty() {
+        app.start_without_writing(o.thread.clone());
+    } else {
+        app.start(o.thread.clone());
+    }
     if o.print {
         app.dispatch(crate::app::action::Action::Resize(o.size.0, o.size.1));
         for k in &o.keys {

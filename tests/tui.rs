@@ -156,15 +156,17 @@ fn approval_step_interrupt_resume_time_travel_and_fork() {
     s.snap("tui_approval_03_resume_invalid");
     s.keys("e");
     s.snap("tui_approval_04_resume_valid");
+    // like invoke(Command(resume=True)) and `superstep resume`: on to the next pause (the end)
     s.keys("<Enter>");
     assert!(s.app.state.modal.is_none());
-    assert_eq!(s.status(), "ready: next execute");
+    assert_eq!(s.status(), "done");
+    assert!(
+        s.message()
+            .starts_with("resume: step 2 approve done · step 3 execute done"),
+        "{}",
+        s.message()
+    );
     s.snap("tui_approval_05_resumed");
-
-    s.keys("n");
-    s.keys("n");
-    assert!(s.message().starts_with("done"), "{}", s.message());
-    s.snap("tui_approval_06_done");
 
     // travel back to the checkpoint before approve and fork
     s.keys("j j t");
@@ -183,7 +185,7 @@ fn approval_step_interrupt_resume_time_travel_and_fork() {
 
     s.keys("c");
     assert_eq!(s.status(), "interrupt in approve");
-    s.keys("r \"no\" <Enter> c");
+    s.keys("r \"no\" <Enter>");
     assert_eq!(s.status(), "done");
     s.snap("tui_approval_09_fork_rejected");
 
@@ -232,7 +234,8 @@ fn parallel_interrupts_answered_one_by_one_by_id() {
         s.styled_pane(Pane::Interrupts, 90, 5)
     );
 
-    s.keys("r \"within\" <Enter> c");
+    // like invoke(Command(resume=...)): the answer runs on to the end (finance, then merge)
+    s.keys("r \"within\" <Enter>");
     assert_eq!(s.status(), "done");
     s.snap("tui_parallel_04_done");
     let store = Store::open(&s.db, Mode::ReadOnly).unwrap();

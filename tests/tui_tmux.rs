@@ -154,7 +154,11 @@ fn step_interrupt_resume_time_travel_quit_under_tmux() {
         line.contains("icanon echo") && !line.contains("-icanon"),
         "{pane}"
     );
-    assert_eq!(sources(&db), ["input", "loop", "loop", "loop", "fork"]);
+    // the resume ran approve and execute (to the end, as invoke(Command(resume=True)) does)
+    assert_eq!(
+        sources(&db),
+        ["input", "loop", "loop", "loop", "loop", "fork"]
+    );
 }
 
 #[test]

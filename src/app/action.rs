@@ -215,9 +215,11 @@ pub enum ResumeArg {
 /// Work for the runtime: read the store, or drive the engine.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
-    /// Pick the thread to show at start-up (and create it in debug mode if needed).
+    /// Pick the thread to show at start-up (and, in debug mode with `create`, start one with
+    /// the spec's input when none can move).
     Startup {
         thread: Option<String>,
+        create: bool,
     },
     LoadThreads,
     /// Threads after `after` (the last loaded): one more page, or all of them; then the

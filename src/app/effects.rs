@@ -485,7 +485,7 @@ impl<'g> Runtime<'g> {
     /// Run one effect; its results come back as actions.
     pub fn run(&mut self, effect: Effect) -> Vec<Action> {
         match effect {
-            Effect::Startup { thread } => self.startup(thread),
+            Effect::Startup { thread, create } => self.startup(thread, create),
             Effect::LoadThreads => match self.threads() {
                 Ok((t, more)) => vec![Action::ThreadsLoaded(t, more)],
                 Err(e) => vec![Action::Failed {
@@ -589,6 +589,7 @@ impl<'g> Runtime<'g> {
                         Input::resume_map(map)
                     }
                 };
+                // like invoke(Command(resume=...)) and `superstep resume`: on to the next pause
                 self.drive(
                     &thread,
                     RunKind::Resume,
@@ -597,7 +598,7 @@ impl<'g> Runtime<'g> {
                         checkpoint: None,
                     },
                     breaks,
-                    Some(1),
+                    None,
                 )
             }
             Effect::TimeTravel {
@@ -717,7 +718,7 @@ impl<'g> Runtime<'g> {
         Ok(out)
     }
 
-    fn startup(&mut self, thread: Option<String>) -> Vec<Action> {
+    fn startup(&mut self, thread: Option<String>, create: bool) -> Vec<Action> {
         let (threads, more) = match self.threads() {
             Ok(t) => t,
             Err(e) => {
@@ -733,12 +734,12 @@ impl<'g> Runtime<'g> {
             Some(t) => Some(t.clone()),
             // debugging a graph: resume the most recent thread if it can still move; otherwise
             // start a fresh one with the spec's input, so n / c step straight away
-            None if self.stepping() => self
+            None if self.stepping() && create => self
                 .most_recent_anywhere(&threads, more)
                 .filter(|t| self.in_progress(t)),
             None => self.most_recent_anywhere(&threads, more),
         };
-        let input = if self.stepping() {
+        let input = if self.stepping() && create {
             self.source.as_ref().map(|s| s.shape().input.clone())
         } else {
             None
@@ -781,6 +782,13 @@ impl<'g> Runtime<'g> {
                     error: format!("{}: no thread {t:?}", self.store.label()),
                     hint: "T lists the threads".into(),
                 },
+            ],
+            (None, None) if self.stepping() => vec![
+                Action::ThreadsLoaded(threads.clone(), more),
+                Action::Info(
+                    "no thread yet (nothing written): N starts one with the spec's input, n steps it"
+                        .into(),
+                ),
             ],
             (None, None) => vec![
                 Action::ThreadsLoaded(threads.clone(), more),

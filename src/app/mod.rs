@@ -59,7 +59,19 @@ impl<'g> App<'g> {
 
     /// Pick (or create) the thread to show.
     pub fn start(&mut self, thread: Option<String>) {
-        self.run_effects(vec![Effect::Startup { thread }]);
+        self.run_effects(vec![Effect::Startup {
+            thread,
+            create: true,
+        }]);
+    }
+
+    /// Show the thread to show without writing anything (`--print` with no keys): no thread is
+    /// created when none can move.
+    pub fn start_without_writing(&mut self, thread: Option<String>) {
+        self.run_effects(vec![Effect::Startup {
+            thread,
+            create: false,
+        }]);
     }
 
     /// Apply an action and every action its effects produce, in order.

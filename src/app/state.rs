@@ -366,6 +366,26 @@ pub fn check_json(text: &str) -> Result<Option<Json>, String> {
         .map_err(|e| format!("invalid JSON: {e}"))
 }
 
+/// Whether a typed text is meant as JSON (starts like an object, array, string, number or
+/// literal, or is a literal being typed: `tru`); a bare word is not.
+pub fn looks_like_json(t: &str) -> bool {
+    let t = t.trim();
+    let c = t.chars().next().unwrap_or(' ');
+    matches!(c, '{' | '[' | '"' | '-' | '0'..='9')
+        || (!t.is_empty() && ["null", "true", "false"].iter().any(|l| l.starts_with(t)))
+}
+
+/// A resume answer as typed: JSON, or — for a bare word or phrase that is not JSON (`yes`,
+/// `ship it`) — that text as a JSON string, which is what the user meant (the editor says so
+/// before it is sent). `Ok(None)` when empty; the bool says the text was taken as a string.
+pub fn resume_answer(text: &str) -> Result<Option<(Json, bool)>, String> {
+    match check_json(text) {
+        Ok(v) => Ok(v.map(|v| (v, false))),
+        Err(_) if !looks_like_json(text) => Ok(Some((Json::String(text.trim().to_string()), true))),
+        Err(e) => Err(e),
+    }
+}
+
 /// One pending interrupt in the resume editor, with its own answer field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResumeItem {
@@ -379,6 +399,8 @@ pub struct ResumeItem {
 pub enum Modal {
     Help {
         scroll: usize,
+        /// `:help`: the `:` commands only (`?` shows every key, then the commands).
+        commands: bool,
     },
     /// A full value or a detail page: the value viewer (`app::viewer`).
     Viewer(Box<super::viewer::Viewer>),

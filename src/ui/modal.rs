@@ -4,7 +4,7 @@
 
 use super::{fit, theme};
 use crate::app::format::short_id;
-use crate::app::state::{check_json, AppState, Modal, TextInput};
+use crate::app::state::{check_json, resume_answer, AppState, Modal, TextInput};
 use crate::app::update::help_text;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -80,33 +80,81 @@ fn scrolled(lines: Vec<Line<'static>>, scroll: usize, height: usize) -> Vec<Line
 pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
     let Some(m) = &s.modal else { return };
     match m {
-        Modal::Help { scroll } => {
-            let r = centered(area, 96, area.height.saturating_sub(2));
-            let inner = frame(buf, r, "Help — every key", "Esc close · j/k scroll");
-            let mut lines = vec![
-                Line::from(vec![
-                    Span::styled("superstep ", theme::bold()),
-                    Span::raw(match s.mode {
-                        crate::app::state::Mode::Debug => format!(
-                            "debugs {} on {} — each n runs one LangGraph superstep and writes its checkpoint",
-                            s.graph_label.as_deref().unwrap_or("?"),
-                            s.db_path
-                        ),
-                        crate::app::state::Mode::Inspect => format!(
-                            "inspects {} read-only (what get_state / get_state_history show)",
-                            s.db_path
-                        ),
-                    }),
-                ]),
-            ];
-            for (k, d) in help_text(s.mode) {
+        Modal::Help { scroll, commands } => {
+            // as wide as the screen allows: descriptions wrap under their column, never cut
+            let r = centered(
+                area,
+                area.width.saturating_sub(4).max(40),
+                area.height.saturating_sub(2),
+            );
+            let (title, hint) = if *commands {
+                (
+                    "Commands — type : then one of these",
+                    "Esc close · j/k scroll · ? every key",
+                )
+            } else {
+                ("Help — every key", "Esc close · j/k scroll")
+            };
+            let inner = frame(buf, r, title, hint);
+            let width = inner.width as usize;
+            let mut lines = vec![];
+            if !*commands {
+                let head = match s.mode {
+                    crate::app::state::Mode::Debug => format!(
+                        "debugs {} on {} — each n runs one LangGraph superstep and writes its checkpoint",
+                        s.graph_label.as_deref().unwrap_or("?"),
+                        s.db_path
+                    ),
+                    crate::app::state::Mode::Inspect => format!(
+                        "inspects {} read-only (what get_state / get_state_history show)",
+                        s.db_path
+                    ),
+                };
+                for (i, l) in crate::conversation::wrap::wrap(
+                    &format!("superstep {}", super::escape(&head)),
+                    width,
+                )
+                .into_iter()
+                .enumerate()
+                {
+                    lines.push(if i == 0 {
+                        Line::from(vec![
+                            Span::styled("superstep", theme::bold()),
+                            Span::raw(l.strip_prefix("superstep").unwrap_or(&l).to_string()),
+                        ])
+                    } else {
+                        Line::raw(l)
+                    });
+                }
+            }
+            let entries: Vec<(String, String)> = if *commands {
+                crate::app::update::COMMANDS
+                    .iter()
+                    .map(|(c, d)| (c.to_string(), d.to_string()))
+                    .collect()
+            } else {
+                help_text(s.mode)
+            };
+            let key_w = 22;
+            for (k, d) in entries {
                 if k.is_empty() {
                     lines.push(Line::raw(""));
                     lines.push(Line::styled(d, theme::bold()));
-                } else {
+                    continue;
+                }
+                let room = width.saturating_sub(key_w + 2).max(20);
+                for (i, part) in crate::conversation::wrap::wrap(&d, room)
+                    .into_iter()
+                    .enumerate()
+                {
+                    let key = if i == 0 {
+                        fit(&k, key_w)
+                    } else {
+                        " ".repeat(key_w)
+                    };
                     lines.push(Line::from(vec![
-                        Span::styled(format!("  {}", fit(&k, 22)), theme::next()),
-                        Span::raw(d),
+                        Span::styled(format!("  {key}"), theme::next()),
+                        Span::raw(part),
                     ]));
                 }
             }
@@ -147,7 +195,7 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
                     items.len(),
                     if items.len() == 1 { "" } else { "s" }
                 ),
-                "Enter send · Tab next interrupt · Esc cancel",
+                "Enter send and run to the next pause · Tab next interrupt · Esc cancel",
             );
             let mut lines = vec![Line::styled(
                 if items.len() == 1 {
@@ -174,19 +222,21 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
                 let mut f = vec![Span::styled("    answer: ", theme::dim())];
                 f.extend(field(&it.input, active));
                 lines.push(Line::from(f));
-                if active {
-                    lines.push(validity(
-                        &it.input.text,
-                        "(empty: this interrupt stays pending)",
-                    ));
-                } else {
-                    let t = &it.input.text;
-                    lines.push(match check_json(t) {
-                        Ok(None) => Line::styled("    pending", theme::dim()),
-                        Ok(Some(_)) => Line::styled("    ✓", theme::ok()),
-                        Err(_) => Line::styled("    ✗ invalid JSON", theme::error()),
-                    });
-                }
+                // exactly what Enter sends: JSON as typed, or a bare word as a JSON string
+                let t = &it.input.text;
+                lines.push(match (resume_answer(t), active) {
+                    (Ok(Some((v, true))), _) => Line::styled(
+                        format!(
+                            "    ✓ not JSON: Enter sends the string {}",
+                            super::escape(&serde_json::to_string(&v).unwrap_or_default())
+                        ),
+                        theme::ok(),
+                    ),
+                    (_, true) => validity(t, "(empty: this interrupt stays pending)"),
+                    (Ok(None), false) => Line::styled("    pending", theme::dim()),
+                    (Ok(Some(_)), false) => Line::styled("    ✓", theme::ok()),
+                    (Err(_), false) => Line::styled("    ✗ invalid JSON", theme::error()),
+                });
             }
             if let Some(e) = error {
                 lines.push(Line::styled(

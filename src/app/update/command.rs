@@ -52,11 +52,6 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":quit", "quit; also :q"),
 ];
 
-fn looks_like_json(t: &str) -> bool {
-    let c = t.chars().next().unwrap_or(' ');
-    matches!(c, '{' | '[' | '"' | '-' | '0'..='9') || ["null", "true", "false"].contains(&t)
-}
-
 pub(super) fn command(s: &mut AppState, text: &str) -> Vec<Effect> {
     let text = text.trim().trim_start_matches(':').trim();
     let (cmd, arg) = match text.split_once(char::is_whitespace) {
@@ -66,7 +61,13 @@ pub(super) fn command(s: &mut AppState, text: &str) -> Vec<Effect> {
     match cmd {
         "" => vec![],
         "q" | "quit" | "qa" => update(s, Action::Quit),
-        "h" | "help" => update(s, Action::Help),
+        "h" | "help" => {
+            s.modal = Some(Modal::Help {
+                scroll: 0,
+                commands: true,
+            });
+            vec![]
+        }
         "n" | "s" | "step" | "next" => {
             if !arg.is_empty() {
                 match arg.parse::<u32>() {
@@ -100,7 +101,14 @@ pub(super) fn command(s: &mut AppState, text: &str) -> Vec<Effect> {
                 );
                 return vec![];
             }
-            if looks_like_json(arg) {
+            // one bare word and one pending interrupt: the word as a string (`:resume yes`)
+            let one = s.history.first().is_some_and(|h| h.pending.len() == 1);
+            if looks_like_json(arg) || (one && !arg.contains('=')) {
+                let arg = match resume_answer(arg) {
+                    Ok(Some((v, _))) => serde_json::to_string(&v).unwrap_or_default(),
+                    _ => arg.to_string(),
+                };
+                let arg = arg.as_str();
                 return match check_json(arg) {
                     Ok(Some(v)) => vec![Effect::Resume {
                         thread,

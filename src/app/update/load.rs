@@ -13,6 +13,13 @@ pub(super) fn thread_loaded(s: &mut AppState, d: ThreadData) {
         s.run_pause = None;
         s.search = None;
         s.ns_stack.clear();
+        // what was said about the previous thread is not about this one
+        if s.thread.is_some() {
+            s.message = Some(Message {
+                level: Level::Info,
+                text: format!("thread {}", d.thread),
+            });
+        }
     }
     if s.ns != d.ns {
         // entering a child namespace remembers where we were; going back pops to it
@@ -93,7 +100,13 @@ pub(super) fn set_current(s: &mut AppState, d: CheckpointData, latest: bool) {
 pub(super) fn external_change(s: &mut AppState) -> Vec<Effect> {
     s.refreshes += 1;
     let Some(t) = s.thread.clone() else {
-        return vec![Effect::LoadThreads, Effect::Startup { thread: None }];
+        return vec![
+            Effect::LoadThreads,
+            Effect::Startup {
+                thread: None,
+                create: false,
+            },
+        ];
     };
     let row = s.selected(Pane::History);
     let select = if row == 0 {

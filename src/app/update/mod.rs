@@ -16,7 +16,7 @@ mod search;
 mod subgraph;
 mod viewer;
 
-pub use command::help_text;
+pub use command::{help_text, COMMANDS};
 pub use search::{hit_label, hits_in};
 
 use super::action::{Action, Effect};
@@ -39,7 +39,10 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Help => {
-            s.modal = Some(Modal::Help { scroll: 0 });
+            s.modal = Some(Modal::Help {
+                scroll: 0,
+                commands: false,
+            });
             vec![]
         }
         Action::Cancel => {

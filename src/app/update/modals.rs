@@ -85,9 +85,9 @@ pub(super) fn submit(s: &mut AppState) -> Vec<Effect> {
         Modal::Resume { items, .. } => {
             let mut answers = Vec::new();
             for (i, it) in items.iter().enumerate() {
-                match check_json(&it.input.text) {
+                match resume_answer(&it.input.text) {
                     Ok(None) => {}
-                    Ok(Some(v)) => answers.push((it.id.clone(), v)),
+                    Ok(Some((v, _))) => answers.push((it.id.clone(), v)),
                     Err(e) => {
                         if let Some(Modal::Resume { sel, error, .. }) = &mut s.modal {
                             *sel = i;

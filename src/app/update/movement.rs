@@ -21,7 +21,7 @@ pub(super) fn move_by(s: &mut AppState, delta: i64, page: bool) -> Vec<Effect> {
             v.move_by(step * n);
             return vec![];
         }
-        Some(Modal::Help { scroll }) => {
+        Some(Modal::Help { scroll, .. }) => {
             *scroll = (*scroll as i64 + delta * n).max(0) as usize;
             return vec![];
         }
@@ -58,7 +58,7 @@ fn picker_to(s: &mut AppState, row: usize) -> Vec<Effect> {
 pub(super) fn move_to(s: &mut AppState, row: usize) -> Vec<Effect> {
     s.count = None;
     match &mut s.modal {
-        Some(Modal::Help { scroll }) => {
+        Some(Modal::Help { scroll, .. }) => {
             *scroll = if row == 0 { 0 } else { usize::MAX / 2 };
             return vec![];
         }

@@ -229,6 +229,12 @@ pub(super) fn ran(s: &mut AppState, r: RunResult) {
     };
     // the message: what happened, then what to do next
     let word = |o: &str| -> String { o.split_whitespace().next().unwrap_or("").to_string() };
+    let ran_steps: Vec<i64> = view
+        .steps
+        .iter()
+        .filter(|st| !st.tasks.is_empty())
+        .map(|st| st.step)
+        .collect();
     let head = if r.kind == RunKind::TimeTravel {
         format!(
             "time travel: landed on {} — n steps from here, c continues",
@@ -237,12 +243,13 @@ pub(super) fn ran(s: &mut AppState, r: RunResult) {
                 .map(short_id)
                 .unwrap_or_else(|| "?".into())
         )
-    } else if view.steps.len() > 2 {
+    } else if ran_steps.len() > 2 {
+        // only the supersteps that ran tasks count (the last report may be the pause itself)
         format!(
             "{what}: ran {} supersteps (steps {}–{})",
-            view.steps.len(),
-            view.steps[0].step,
-            view.steps[view.steps.len() - 1].step
+            ran_steps.len(),
+            ran_steps[0],
+            ran_steps[ran_steps.len() - 1]
         )
     } else {
         let parts: Vec<String> = view

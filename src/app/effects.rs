@@ -47,6 +47,24 @@ pub struct Runtime<'g> {
     /// The last live-refresh check failed (a server store unreachable, a dropped connection):
     /// said once, checked again on every tick, everything reloaded once it answers.
     unreachable: bool,
+    /// A read found the DB locked by another process: reload when the lock is gone.
+    locked: bool,
+}
+
+/// How long a TUI read waits for another process's lock (a rollback-journal writer holds an
+/// exclusive lock for its whole commit): briefly, so keys keep working; the read is retried
+/// when the lock is gone.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// A store for the TUI's reads: it waits [`LOCK_WAIT`] for another process's lock.
+fn tui_store(db: &Path, mode: Mode) -> Result<Store, crate::store::StoreError> {
+    let s = Store::open(db, mode)?;
+    s.set_lock_wait(LOCK_WAIT);
+    Ok(s)
+}
+
+fn is_lock_error(e: &str) -> bool {
+    e.contains("database is locked") || e.contains("database table is locked")
 }
 
 fn source_error(e: &SourceError) -> Action {
@@ -77,7 +95,7 @@ fn json_value(j: &Json) -> Result<rmpv::Value, Action> {
 impl<'g> Runtime<'g> {
     /// Read-only: any SqliteSaver file.
     pub fn inspect(db: &Path) -> Result<Self, String> {
-        let store = Store::open(db, Mode::ReadOnly).map_err(|e| e.to_string())?;
+        let store = tui_store(db, Mode::ReadOnly).map_err(|e| e.to_string())?;
         Ok(Runtime {
             db: db.to_path_buf(),
             source: None,
@@ -88,6 +106,7 @@ impl<'g> Runtime<'g> {
             notice: None,
             gone: false,
             unreachable: false,
+            locked: false,
         })
     }
 
@@ -111,7 +130,7 @@ impl<'g> Runtime<'g> {
             // refuse a file that is not a checkpoint DB before opening it for writing
             Store::open(db, Mode::ReadOnly).map_err(|e| e.to_string())?;
         }
-        let store = Store::open(db, Mode::ReadWrite).map_err(|e| e.to_string())?;
+        let store = tui_store(db, Mode::ReadWrite).map_err(|e| e.to_string())?;
         let mut src = SpecSource::new(graph, db).with_ids(ids);
         src.seed = seed;
         Ok(Runtime {
@@ -124,13 +143,14 @@ impl<'g> Runtime<'g> {
             notice: None,
             gone: false,
             unreachable: false,
+            locked: false,
         })
     }
 
     /// Any graph source on `db`, which the source has already created (a Python graph: the
     /// bridge's SqliteSaver made the schema). Reads go through a read-only connection.
     pub fn with_source(db: &Path, source: Box<dyn GraphSource + 'g>) -> Result<Self, String> {
-        let store = Store::open(db, Mode::ReadOnly).map_err(|e| e.to_string())?;
+        let store = tui_store(db, Mode::ReadOnly).map_err(|e| e.to_string())?;
         Ok(Runtime {
             db: db.to_path_buf(),
             source: Some(source),
@@ -141,6 +161,7 @@ impl<'g> Runtime<'g> {
             notice: None,
             gone: false,
             unreachable: false,
+            locked: false,
         })
     }
 
@@ -380,6 +401,21 @@ impl<'g> Runtime<'g> {
     /// count: the app calls [`Runtime::mark_seen`] after each dispatch). A read-only store opened `immutable`
     /// is opened again on any change (then no longer immutable if a writer keeps a `-wal`).
     pub fn external_change(&mut self) -> bool {
+        if self.locked {
+            // a read failed on another process's lock: once it is gone, read again
+            match self.store.stamp() {
+                Ok(now) => {
+                    self.locked = false;
+                    self.stamp = Some(now);
+                    self.notice = Some(Action::Info(format!(
+                        "{}: the other process's lock is gone: read again",
+                        self.store.label()
+                    )));
+                    return true;
+                }
+                Err(_) => return false,
+            }
+        }
         // the file itself: replaced by another (a `mv` over it) or deleted since it was opened;
         // the open handle would go on reading the old one and call it live
         match self.store.presence() {
@@ -398,7 +434,7 @@ impl<'g> Runtime<'g> {
             }
             crate::store::Presence::Replaced if self.source.is_none() || self.read_only => {
                 self.gone = false;
-                return match Store::open(&self.db, Mode::ReadOnly) {
+                return match tui_store(&self.db, Mode::ReadOnly) {
                     Ok(s) => {
                         self.store = s;
                         self.stamp = self.store.stamp().ok();
@@ -436,6 +472,15 @@ impl<'g> Runtime<'g> {
         }
         let now = match self.store.stamp() {
             Ok(now) => now,
+            Err(e) if is_lock_error(&e.to_string()) => {
+                // another process's write holds the DB longer than LOCK_WAIT: read again after
+                self.locked = true;
+                self.notice = Some(Action::Info(format!(
+                    "{}: another process holds the DB locked (a write in progress): read again when the lock is gone",
+                    self.store.label()
+                )));
+                return false;
+            }
             Err(e) => {
                 if !self.unreachable {
                     self.unreachable = true;
@@ -463,7 +508,7 @@ impl<'g> Runtime<'g> {
         let first = self.stamp.is_none();
         // an immutable connection trusts its page cache: open the file again to see the change
         if self.store.needs_reopen() {
-            if let Ok(s) = Store::open(&self.db, Mode::ReadOnly) {
+            if let Ok(s) = tui_store(&self.db, Mode::ReadOnly) {
                 self.store = s;
             }
         }
@@ -479,11 +524,28 @@ impl<'g> Runtime<'g> {
     /// Take the DB as it is now as seen: what this process's own effects wrote is not an
     /// external change.
     pub fn mark_seen(&mut self) {
-        self.stamp = self.store.stamp().ok();
+        // a stamp that cannot be read now (the DB locked) keeps the last one: forgetting it
+        // would make the next change look like the first look, and go unseen
+        if let Ok(s) = self.store.stamp() {
+            self.stamp = Some(s);
+        }
     }
 
     /// Run one effect; its results come back as actions.
     pub fn run(&mut self, effect: Effect) -> Vec<Action> {
+        let mut out = self.run_effect(effect);
+        for a in &mut out {
+            if let Action::Failed { error, hint } = a {
+                if is_lock_error(error) {
+                    self.locked = true;
+                    *hint = "another process holds the DB locked (a write in progress): what was read before stays shown, and it is read again when the lock is gone".into();
+                }
+            }
+        }
+        out
+    }
+
+    fn run_effect(&mut self, effect: Effect) -> Vec<Action> {
         match effect {
             Effect::Startup { thread, create } => self.startup(thread, create),
             Effect::LoadThreads => match self.threads() {

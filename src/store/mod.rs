@@ -256,6 +256,9 @@ pub trait Backend {
     fn presence(&self) -> Presence {
         Presence::Same
     }
+    /// How long a read waits for another process's lock before giving up (SQLite's busy
+    /// timeout; 5 s by default). The TUI waits briefly, shows what it has, and retries.
+    fn set_lock_wait(&self, _wait: std::time::Duration) {}
 
     /// Encode a checkpoint the way this backend's saver stores it.
     /// `metadata` is the JSON text the saver stores (`json.dumps` of the metadata).

@@ -416,6 +416,10 @@ impl Backend for SqliteStore {
         self.immutable
     }
 
+    fn set_lock_wait(&self, wait: Duration) {
+        let _ = self.conn.busy_timeout(wait);
+    }
+
     fn presence(&self) -> super::Presence {
         match (file_ident(&self.path), self.ident) {
             (Err(e), Some(_)) if e.kind() == std::io::ErrorKind::NotFound => super::Presence::Gone,

@@ -26,9 +26,47 @@ fn expected_dir() -> PathBuf {
 }
 
 /// The thread's `n`-th root checkpoint, oldest first.
-fn nth_checkpoint(store: &Store, thread: &str, n: usize) -> String {
+/// A subgraph namespace of the thread by node path (`"interview"` = the first one created,
+/// `"interview#1"` the second, `"mid|leaf"` nested), as run_twin.py resolves it.
+fn namespace(store: &Store, thread: &str, name: &str) -> String {
+    let (path, k) = match name.split_once('#') {
+        Some((p, k)) => (p, k.parse::<usize>().unwrap()),
+        None => (name, 0),
+    };
+    let mut found: Vec<(String, String)> = store
+        .namespaces(thread)
+        .unwrap()
+        .into_iter()
+        .filter(|ns| !ns.is_empty())
+        .filter(|ns| {
+            ns.split('|')
+                .map(|p| p.split(':').next().unwrap())
+                .collect::<Vec<_>>()
+                .join("|")
+                == path
+        })
+        .map(|ns| {
+            let first = store
+                .history(thread, &ns, None, usize::MAX)
+                .unwrap()
+                .last()
+                .unwrap()
+                .checkpoint_id
+                .clone();
+            (first, ns)
+        })
+        .collect();
+    found.sort();
+    found
+        .get(k)
+        .unwrap_or_else(|| panic!("thread {thread} has no namespace {name}"))
+        .1
+        .clone()
+}
+
+fn nth_checkpoint_in(store: &Store, thread: &str, ns: &str, n: usize) -> String {
     let mut ids: Vec<String> = store
-        .history(thread, "", None, usize::MAX)
+        .history(thread, ns, None, usize::MAX)
         .unwrap()
         .into_iter()
         .map(|r| r.checkpoint_id)
@@ -104,10 +142,13 @@ fn play(scenario: &Json, db: &Path) -> Vec<Json> {
         let thread = t["thread"].as_str().unwrap();
         for (i, op) in t["ops"].as_array().unwrap().iter().enumerate() {
             let store = Store::open(db, Mode::ReadWrite).unwrap();
-            let at = op
-                .get("checkpoint")
-                .and_then(Json::as_u64)
-                .map(|n| nth_checkpoint(&store, thread, n as usize));
+            let ns = op
+                .get("ns")
+                .and_then(Json::as_str)
+                .map(|n| namespace(&store, thread, n));
+            let at = op.get("checkpoint").and_then(Json::as_u64).map(|n| {
+                nth_checkpoint_in(&store, thread, ns.as_deref().unwrap_or(""), n as usize)
+            });
             let mut resolved_ids = Vec::new();
             if let Some(Json::Object(m)) = op.get("ids") {
                 for (node, v) in m {
@@ -117,7 +158,12 @@ fn play(scenario: &Json, db: &Path) -> Vec<Json> {
                 }
             }
             let graph: &Graph = &lg.graph;
-            let mut e = Engine::for_graph(&lg, store, thread);
+            let kind = op["op"].as_str().unwrap();
+            let mut e = match (&ns, kind) {
+                // update_state with a subgraph's config: the subgraph's own update_state
+                (Some(ns), "update") => Engine::for_namespace(&lg, store, thread, ns).unwrap(),
+                _ => Engine::for_graph(&lg, store, thread),
+            };
             e.seed = seed;
             let bp = |k: &str| -> Option<superstep::spec::model::Breakpoints> {
                 let list: Vec<String> = op
@@ -138,7 +184,6 @@ fn play(scenario: &Json, db: &Path) -> Vec<Json> {
             if let Some(b) = bp("break_after") {
                 e.interrupt_after = b;
             }
-            let kind = op["op"].as_str().unwrap();
             let result: Result<Option<Pause>, EngineError> = (|| {
                 if kind == "update" {
                     let values = from_view(&op["values"]).unwrap();
@@ -169,6 +214,11 @@ fn play(scenario: &Json, db: &Path) -> Vec<Json> {
                         },
                     },
                     other => panic!("unknown op {other}"),
+                };
+                // a subgraph checkpoint's config: its checkpoint_map addresses the root
+                let at = match (&ns, &at) {
+                    (Some(ns), Some(id)) => Some(e.address_subgraph(ns, id)?),
+                    _ => at.clone(),
                 };
                 e.start(input, at.as_deref())?;
                 let reports = e.run_until_pause()?;

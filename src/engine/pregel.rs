@@ -179,6 +179,11 @@ pub struct Engine<'g> {
     /// The report of the last step that failed applying its writes (its tasks did run, or were
     /// reused): what a debugger shows beside the error.
     failed_step: Option<StepReport>,
+    /// `checkpoint_map` of the run's config (a subgraph checkpoint's config, LangGraph's way of
+    /// time-travelling through a subgraph): the root checkpoint to start from is its `""` entry,
+    /// the root's checkpoints carry it as `metadata.parents`, and a subgraph whose namespace it
+    /// names starts from that checkpoint. Empty for an ordinary run.
+    pub checkpoint_map: Map<String, Json>,
 }
 
 struct Reducer<'a>(&'a dyn NodeCode);
@@ -212,6 +217,7 @@ impl<'g> Engine<'g> {
             bubbled: None,
             keep_on_error: false,
             failed_step: None,
+            checkpoint_map: Map::new(),
         }
     }
 
@@ -220,6 +226,22 @@ impl<'g> Engine<'g> {
         let mut e = Engine::new(&lg.graph, &lg.code, store, thread_id);
         e.loaded = Some(lg);
         e
+    }
+
+    /// Bind the subgraph whose checkpoints live in namespace `ns` (`node:<task id>`, nested
+    /// `a:<id>|b:<id>`) to a thread: `update_state` on it is LangGraph's `update_state` with
+    /// that namespace in the config (delegated to the subgraph). `None` when the spec has no
+    /// such subgraph (LangGraph: `ValueError: Subgraph ... not found`).
+    pub fn for_namespace(
+        lg: &'g crate::spec::LoadedGraph,
+        store: Store,
+        thread_id: &str,
+        ns: &str,
+    ) -> Option<Self> {
+        let child = lg.for_namespace(ns)?;
+        let mut e = Engine::for_graph(child, store, thread_id);
+        e.ns = ns.to_string();
+        Some(e)
     }
 
     pub fn with_ids(self, ids: Box<dyn IdSource>) -> Self {
@@ -587,7 +609,7 @@ impl<'g> Engine<'g> {
                 self.nested
                     .as_ref()
                     .map(|n| n.parents.clone())
-                    .unwrap_or_default(),
+                    .unwrap_or_else(|| self.checkpoint_map.clone()),
             ),
         );
         let (id, ts) = self.next_id(run.step);
@@ -907,8 +929,13 @@ impl<'g> Engine<'g> {
             .nested
             .as_ref()
             .map(|n| n.parents.clone())
-            .unwrap_or_default();
+            .unwrap_or_else(|| self.checkpoint_map.clone());
         parents.insert(self.ns.clone(), json!(run.state.id));
+        // a checkpoint map naming this task's namespace addresses the subgraph's checkpoint
+        let addressed: Option<String> = parents
+            .get(&task.task_ns)
+            .and_then(Json::as_str)
+            .map(str::to_string);
         let resuming = run.first_tick_resuming;
         let mut e = Engine {
             graph: &child.graph,
@@ -931,6 +958,7 @@ impl<'g> Engine<'g> {
             bubbled: None,
             keep_on_error: false,
             failed_step: None,
+            checkpoint_map: Map::new(),
         };
         let input = task.node_input(&run.state, self.graph).to_value();
         let failed = |f: super::Failure| Executed {
@@ -938,7 +966,7 @@ impl<'g> Engine<'g> {
             outcome: Outcome::Failed(f),
             attempts: 1,
         };
-        if let Err(err) = e.first(Input::Value(input), None) {
+        if let Err(err) = e.first(Input::Value(input), addressed.as_deref()) {
             return failed(err.as_failure());
         }
         let pause = loop {
@@ -1004,6 +1032,44 @@ impl<'g> Engine<'g> {
                 &format!("Recursion limit of {n} reached without hitting a stop condition. You can increase the limit by setting the `recursion_limit` config key."),
             )),
         }
+    }
+
+    /// Address a subgraph's checkpoint the way LangGraph's `invoke(input, config)` does with that
+    /// checkpoint's config (`get_state` in namespace `ns` gives it `checkpoint_map`: the
+    /// checkpoint's `metadata.parents` plus `{ns: checkpoint_id}`): the root run starts from
+    /// the map's root checkpoint, and the subgraph task of that namespace, if the run reaches it,
+    /// from `checkpoint_id`. Returns the root checkpoint to pass to `start`. (Without a
+    /// `checkpoint_id` LangGraph drops the namespace: an ordinary run of the root.)
+    pub fn address_subgraph(
+        &mut self,
+        ns: &str,
+        checkpoint_id: &str,
+    ) -> Result<String, EngineError> {
+        let row = self
+            .sh
+            .store
+            .checkpoint(&self.thread_id, ns, Some(checkpoint_id))?
+            .ok_or_else(|| {
+                EngineError::UnknownCheckpoint(format!("{checkpoint_id} in namespace {ns:?}"))
+            })?;
+        let mut map = row
+            .metadata
+            .get("parents")
+            .and_then(Json::as_object)
+            .cloned()
+            .unwrap_or_default();
+        map.insert(ns.to_string(), json!(checkpoint_id));
+        let root = map
+            .get("")
+            .and_then(Json::as_str)
+            .ok_or_else(|| {
+                EngineError::Other(format!(
+                    "checkpoint {checkpoint_id} in namespace {ns:?} names no root checkpoint in metadata.parents"
+                ))
+            })?
+            .to_string();
+        self.checkpoint_map = map;
+        Ok(root)
     }
 
     /// When the last `step` failed applying its tasks' writes (InvalidUpdateError), what those

@@ -24,6 +24,23 @@ pub struct LoadedGraph {
     pub code: StarlarkCode,
 }
 
+impl LoadedGraph {
+    /// The graph whose checkpoints live in namespace `ns` (`""`: this one; `a:<id>|b:<id>`:
+    /// child `a`'s child `b`), as LangGraph finds it with `recast_checkpoint_ns` (task ids and
+    /// numeric parts dropped).
+    pub fn for_namespace(&self, ns: &str) -> Option<&LoadedGraph> {
+        let mut g = self;
+        for part in ns.split('|').filter(|p| !p.is_empty()) {
+            let name = part.split(':').next().unwrap_or(part);
+            if name.chars().all(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            g = g.children.get(name)?;
+        }
+        Some(g)
+    }
+}
+
 /// Load `graphs/NAME.json` (and its `.star` module), validating names, edges and functions.
 pub fn load(path: &Path) -> Result<LoadedGraph, SpecError> {
     load_nested(path, 0)

@@ -44,19 +44,19 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "oracle"))
 from common import finalize_db  # noqa: E402,F401  (re-exported to handoff.py)
 from common import fresh_db_at as fresh_db  # noqa: E402
 from common import fresh_pg  # noqa: E402
-from common import topology  # noqa: E402
+from common import recast_ns, topology  # noqa: E402
 
 logging.getLogger("langgraph.checkpoint.serde.jsonplus").setLevel(logging.ERROR)
 
 RECURSION_LIMIT = 25
 INVOKE_OPS = ("run", "resume", "command", "continue", "replay")
 OP_KEYS = {
-    "run": {"input", "break_before", "break_after", "checkpoint"},
-    "resume": {"value", "ids", "update", "goto", "break_before", "break_after", "checkpoint"},
-    "command": {"value", "ids", "update", "goto", "break_before", "break_after", "checkpoint"},
-    "continue": {"break_before", "break_after", "checkpoint"},
-    "replay": {"checkpoint", "break_before", "break_after"},
-    "update": {"values", "as_node", "checkpoint"},
+    "run": {"input", "break_before", "break_after", "checkpoint", "ns"},
+    "resume": {"value", "ids", "update", "goto", "break_before", "break_after", "checkpoint", "ns"},
+    "command": {"value", "ids", "update", "goto", "break_before", "break_after", "checkpoint", "ns"},
+    "continue": {"break_before", "break_after", "checkpoint", "ns"},
+    "replay": {"checkpoint", "break_before", "break_after", "ns"},
+    "update": {"values", "as_node", "checkpoint", "ns"},
 }
 
 
@@ -81,12 +81,29 @@ def sql(conn, query: str, params=()) -> list:
     return conn.cursor(row_factory=tuple_row).execute(query, params).fetchall()
 
 
-def checkpoint_id(conn, thread: str, n: int) -> str:
+def namespace(conn, thread: str, name: str) -> str:
+    """A subgraph namespace of the thread by its node path: "interview" (the first one created),
+    "interview#1" (the second), "mid|leaf" (nested)."""
+    path, _, k = name.partition("#")
+    k = int(k or 0)
     rows = sql(
         conn,
-        "SELECT checkpoint_id FROM checkpoints WHERE thread_id=? AND checkpoint_ns='' "
-        "ORDER BY checkpoint_id",
+        "SELECT checkpoint_ns FROM checkpoints WHERE thread_id=? AND checkpoint_ns!='' "
+        "GROUP BY checkpoint_ns ORDER BY MIN(checkpoint_id)",
         (thread,),
+    )
+    found = [r[0] for r in rows if recast_ns(r[0]) == path]
+    if k >= len(found):
+        raise ScenarioError(f"no namespace {name!r} (the thread has {[r[0] for r in rows]})")
+    return found[k]
+
+
+def checkpoint_id(conn, thread: str, n: int, ns: str = "") -> str:
+    rows = sql(
+        conn,
+        "SELECT checkpoint_id FROM checkpoints WHERE thread_id=? AND checkpoint_ns=? "
+        "ORDER BY checkpoint_id",
+        (thread, ns),
     )
     if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < len(rows):
         raise ScenarioError(f"checkpoint {n!r} out of range (the thread has {len(rows)} checkpoints)")
@@ -159,7 +176,22 @@ def play_op(graph, conn, thread: str, op: dict):
         raise ScenarioError(f"op {kind!r}: unknown keys {sorted(extra)}")
 
     config = {"configurable": {"thread_id": thread}, "recursion_limit": RECURSION_LIMIT}
-    if op.get("checkpoint") is not None:
+    if op.get("ns") is not None:
+        # a subgraph's checkpoint, addressed with the config LangGraph gives it (get_state in
+        # that namespace: checkpoint_ns, checkpoint_id and the checkpoint_map of its parents)
+        ns = namespace(conn, thread, op["ns"])
+        config["configurable"]["checkpoint_ns"] = ns
+        if op.get("checkpoint") is not None:
+            sub = {"configurable": {"thread_id": thread, "checkpoint_ns": ns,
+                                    "checkpoint_id": checkpoint_id(conn, thread, op["checkpoint"], ns)}}
+            # (LangGraph's snapshot config also carries the `__pregel_checkpointer` object it lent
+            # the subgraph; passed back, it would turn update_state away from the subgraph — a
+            # config that went through JSON, as superstep's does, has no such key)
+            config["configurable"] = {
+                k: v for k, v in graph.get_state(sub).config["configurable"].items()
+                if not k.startswith("__pregel")
+            }
+    elif op.get("checkpoint") is not None:
         # the shape of a StateSnapshot.config (SqliteSaver.put needs checkpoint_ns)
         config["configurable"]["checkpoint_ns"] = ""
         config["configurable"]["checkpoint_id"] = checkpoint_id(conn, thread, op["checkpoint"])

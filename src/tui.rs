@@ -308,6 +308,8 @@ impl Drop for TerminalGuard {
 
 /// How often the loop wakes without a key: to notice a signal and another process's writes.
 const TICK: std::time::Duration = std::time::Duration::from_millis(250);
+/// ... and while a run is in progress (spinner, elapsed time, the result).
+const RUNNING_TICK: std::time::Duration = std::time::Duration::from_millis(80);
 
 /// SIGTERM, SIGINT (a `kill -INT`; Ctrl-C in the raw-mode terminal arrives as a key) and SIGHUP
 /// (the terminal went away) are taken by a watchdog thread, which restores the terminal and exits
@@ -408,7 +410,9 @@ fn event_loop(app: &mut App, keys: &[KeyEvent]) -> std::io::Result<()> {
             let v: Vec<u8> = Vec::with_capacity(std::hint::black_box(1usize << 46));
             std::hint::black_box(v);
         }
-        dirty = if crossterm::event::poll(TICK)? {
+        // while a step runs the spinner moves and the result is picked up promptly
+        let wait = if app.rt.running() { RUNNING_TICK } else { TICK };
+        dirty = if crossterm::event::poll(wait)? {
             app.event(crossterm::event::read()?);
             send_clipboard(app)?;
             true

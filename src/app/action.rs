@@ -77,6 +77,8 @@ pub enum Action {
     Command(String),
     /// A `/` search query.
     Search(String),
+    /// `o`: what the nodes printed or logged (Python graphs), by step, task and attempt.
+    OpenOutput,
     /// Terminal resized: redraw (the viewer lays its lines out again).
     Resize(u16, u16),
     /// Value viewer: fold / unfold the node under the cursor (on a message: its raw fields).
@@ -122,6 +124,11 @@ pub enum Action {
         hits: Vec<ThreadHit>,
         searched: usize,
     },
+    /// A run was begun and is still going (a Python graph's step): show a spinner, keep
+    /// answering keys, Esc cancels.
+    RunStarted(String),
+    /// Time goes by while a run is in progress (milliseconds since it started).
+    RunTick(u64),
     /// The engine ran: what it did, step by step.
     Ran(Box<RunResult>),
     /// update_state wrote `checkpoint` (as `as_node`).
@@ -201,6 +208,8 @@ pub struct RunResult {
     pub reports: Vec<StepReport>,
     /// The checkpoint a time travel landed on (the fork).
     pub landed: Option<String>,
+    /// What the nodes printed or logged (Python graphs).
+    pub output: Vec<crate::source::TaskOutput>,
 }
 
 /// The answer(s) of a resume.
@@ -290,6 +299,8 @@ pub enum Effect {
         thread: String,
         input: Json,
     },
+    /// Stop the run in progress (Esc / Ctrl-C while a node runs).
+    CancelRun,
 }
 
 /// Breakpoints to run with (they are run configuration, not stored in the DB).

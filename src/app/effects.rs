@@ -36,8 +36,8 @@ pub struct Runtime<'g> {
     store: Store,
     /// The DB as of the last look: changes since then came from another process.
     stamp: Option<Stamp>,
-    /// A run begun and not yet finished: why it was started and on which thread.
-    running: Option<(RunKind, String)>,
+    /// A run begun and not yet finished: why it was started, on which thread, since when.
+    running: Option<(RunKind, String, std::time::Instant)>,
     /// `--graph REF` on an inspected file: the source gives the graph's shape, nothing runs.
     read_only: bool,
     /// What the last look at the file found to say (replaced, gone), for the app to show.
@@ -714,6 +714,10 @@ impl<'g> Runtime<'g> {
                     Err(e) => vec![source_error(&e)],
                 }
             }
+            Effect::CancelRun => {
+                self.cancel_run();
+                vec![]
+            }
             Effect::NewThread { thread, input } => {
                 let v = match json_value(&input) {
                     Ok(v) => v,
@@ -881,8 +885,21 @@ impl<'g> Runtime<'g> {
             before: breaks.before,
             after: breaks.after,
         });
-        self.running = Some((kind, thread.to_string()));
-        self.poll_run().unwrap_or_default()
+        let what = match &kind {
+            RunKind::Step(1) => "step".to_string(),
+            RunKind::Step(n) => format!("{n} steps"),
+            RunKind::Continue => "continue".into(),
+            RunKind::Resume => "resume".into(),
+            RunKind::TimeTravel => "time travel".into(),
+        };
+        self.running = Some((kind, thread.to_string(), std::time::Instant::now()));
+        self.poll_run()
+            .unwrap_or_else(|| vec![Action::RunStarted(what)])
+    }
+
+    /// How long the run in progress has been going.
+    pub fn running_for(&self) -> Option<std::time::Duration> {
+        self.running.as_ref().map(|(_, _, t)| t.elapsed())
     }
 
     /// Whether a run is begun and not finished (the TUI shows a spinner and polls).
@@ -892,7 +909,7 @@ impl<'g> Runtime<'g> {
 
     /// The actions of the run in progress once it has finished; `None` while it runs.
     pub fn poll_run(&mut self) -> Option<Vec<Action>> {
-        let (kind, thread) = self.running.clone()?;
+        let (kind, thread, _) = self.running.clone()?;
         let out = self.source.as_deref_mut()?.poll()?;
         self.running = None;
         Some(self.finished(kind, &thread, out))
@@ -912,7 +929,7 @@ impl<'g> Runtime<'g> {
             reports,
             checkpoint,
             error,
-            output: _,
+            output,
         } = out;
         let landed = if kind == RunKind::TimeTravel && error.is_none() {
             checkpoint
@@ -926,6 +943,7 @@ impl<'g> Runtime<'g> {
                 thread: thread.to_string(),
                 reports,
                 landed: landed.clone(),
+                output,
             })));
         }
         actions.extend(self.reload(thread, landed.as_deref()));

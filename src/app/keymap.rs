@@ -101,6 +101,7 @@ fn table() -> Vec<Row> {
         ("/", Normal, A::OpenSearch, "search values and pending writes of every loaded checkpoint (/ Enter again: next match)", Some("search"), false),
         ("]", Normal, A::SearchNext, "next search match (the checkpoint it is in gets selected)", None, false),
         ("[", Normal, A::SearchPrev, "previous search match", None, false),
+        ("o", Normal, A::OpenOutput, "output: what the nodes printed or logged (Python graphs), by step, task and attempt", None, true),
         ("s", Normal, A::EnterSubgraph, "subgraph: show the namespace of the selected subgraph task (its own checkpoints)", None, false),
         ("<BS>", Normal, A::LeaveSubgraph, "back to the parent namespace", None, false),
         (":", Normal, A::OpenCommand, "command line (:help lists the commands)", Some("cmd"), false),

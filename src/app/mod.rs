@@ -98,15 +98,19 @@ impl<'g> App<'g> {
     /// refresh). Returns whether it did.
     pub fn tick(&mut self) -> bool {
         if self.rt.running() {
-            return match self.rt.poll_run() {
+            match self.rt.poll_run() {
                 Some(actions) => {
                     for a in actions {
                         self.dispatch(a);
                     }
-                    true
                 }
-                None => false,
-            };
+                None => {
+                    let ms = self.rt.running_for().map_or(0, |d| d.as_millis() as u64);
+                    self.dispatch(Action::RunTick(ms));
+                }
+            }
+            // redraw: the spinner and the elapsed time move
+            return true;
         }
         let changed = self.rt.external_change();
         if changed {
@@ -166,5 +170,7 @@ pub fn graph_info(shape: &Shape) -> GraphInfo {
             .collect(),
         state_keys: shape.state_keys.clone(),
         input: shape.input.clone(),
+        fixed_before: BreakSet::from_spec(&shape.fixed_before),
+        fixed_after: BreakSet::from_spec(&shape.fixed_after),
     }
 }

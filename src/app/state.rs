@@ -70,6 +70,33 @@ pub struct GraphInfo {
     pub state_keys: Vec<String>,
     /// The spec's `input` (for new threads).
     pub input: Option<Json>,
+    /// Breakpoints compiled into a Python graph: always on, shown fixed.
+    pub fixed_before: BreakSet,
+    pub fixed_after: BreakSet,
+}
+
+/// A run in progress (a Python graph's step runs in the bridge while the TUI answers keys).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Running {
+    /// `step`, `continue`, `resume`, `time travel`.
+    pub what: String,
+    /// Milliseconds since it started (updated between key presses).
+    pub elapsed_ms: u64,
+    /// Esc / Ctrl-C asked it to stop.
+    pub cancelling: bool,
+}
+
+/// One chunk of what a node printed or logged (Python graphs), by task and attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputLine {
+    pub step: i64,
+    pub task_id: String,
+    pub node: String,
+    pub ns: String,
+    pub attempt: u32,
+    /// `stdout` / `stderr`.
+    pub stream: String,
+    pub text: String,
 }
 
 /// Break-before or break-after: every node (`*`) or a set of nodes.
@@ -277,6 +304,8 @@ pub struct TaskRunView {
     /// `(effect, count in this execution, count over the session for this task)`.
     pub effects: Vec<(String, u32, u32)>,
     pub drift: Vec<Drift>,
+    /// What the node printed or logged in this execution: `(attempt, stream, text)`.
+    pub output: Vec<(u32, String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -522,6 +551,10 @@ pub struct AppState {
     /// Text to put on the system clipboard (OSC 52); the terminal loop sends and clears it.
     pub clipboard: Option<String>,
     pub quit: bool,
+    /// A run in progress (`None`: idle).
+    pub running: Option<Running>,
+    /// Every node output captured this session (Python graphs), oldest first; `o` shows it.
+    pub output: Vec<OutputLine>,
 }
 
 impl AppState {
@@ -563,6 +596,8 @@ impl AppState {
             size: (120, 40),
             clipboard: None,
             quit: false,
+            running: None,
+            output: Vec::new(),
         }
     }
 

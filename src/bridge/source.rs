@@ -184,8 +184,23 @@ impl PythonSource {
                     had_checkpointer,
                     ..
                 })) => {
+                    // LangGraph names every graph "LangGraph" unless told otherwise: the graph id
+                    // or the variable says more
+                    let name = match name {
+                        Some(n) if n != "LangGraph" => n,
+                        _ => reference.graph_id.clone().unwrap_or_else(|| {
+                            let place = match &reference.target {
+                                Target::File(p) => p
+                                    .file_name()
+                                    .map(|f| f.to_string_lossy().into_owned())
+                                    .unwrap_or_default(),
+                                Target::Module(m) => m.clone(),
+                            };
+                            format!("{place}:{}", reference.attr)
+                        }),
+                    };
                     let info = LoadInfo {
-                        name: name.unwrap_or_else(|| reference.attr.clone()),
+                        name,
                         is_async,
                         kind,
                         had_checkpointer,
@@ -230,6 +245,11 @@ impl PythonSource {
     /// LangGraph's version in the interpreter.
     pub fn langgraph_version(&self) -> Option<String> {
         self.proc.as_ref().and_then(|p| p.hello.langgraph.clone())
+    }
+
+    /// The bridge's process id (tests kill it to check what happens then).
+    pub fn bridge_pid(&self) -> Option<u32> {
+        self.proc.as_ref().map(Process::pid)
     }
 
     /// The bridge, started again when a cancel took the last one down.
@@ -357,13 +377,7 @@ impl PythonSource {
             };
             let pend = self.pending.as_mut().unwrap();
             match msg {
-                Incoming::Event(Event::Output(o)) => {
-                    if o.task_id.is_some() {
-                        pend.out.output.push(task_output(o));
-                    } else {
-                        self.loose_output.push(task_output(o));
-                    }
-                }
+                Incoming::Event(Event::Output(o)) => pend.out.output.push(task_output(o)),
                 Incoming::Event(Event::Step { re, report }) if re == id => {
                     match report.to_step_report() {
                         Ok(r) => pend.out.reports.push(r),
@@ -655,9 +669,14 @@ impl GraphSource for PythonSource {
         });
         match sent {
             Ok(()) => {
+                // what was printed outside any node so far (the module's import) goes with it
+                let out = RunOutcome {
+                    output: std::mem::take(&mut self.loose_output),
+                    ..RunOutcome::default()
+                };
                 self.pending = Some(Pending {
                     id,
-                    out: RunOutcome::default(),
+                    out,
                     cancel_at: None,
                 })
             }

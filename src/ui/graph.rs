@@ -1,5 +1,5 @@
-//! Graph pane: nodes in registration order, breakpoint markers before/after (`◆`, red), the
-//! next tasks highlighted, badges for interrupted / error / done at the selected checkpoint.
+//! Graph pane: nodes in registration order, breakpoint markers before/after (`◆`, red; `■`: compiled
+//! into a Python graph, fixed), the next tasks highlighted, badges for interrupted / error / done at the selected checkpoint.
 
 use super::{draw_list, fit, pane_block, theme};
 use crate::app::state::{AppState, Mode, Pane, TaskStatus};
@@ -41,6 +41,9 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         .clamp(4, 18);
     let title = match s.mode {
         Mode::Debug => format!("Graph {}", super::escape(&s.graph.name)),
+        Mode::Inspect if s.graph_label.is_some() => {
+            format!("Graph {} (--graph)", super::escape(&s.graph.name))
+        }
         Mode::Inspect => "Graph (nodes seen in the DB)".to_string(),
     };
     let debug = s.mode == Mode::Debug;
@@ -52,8 +55,10 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         },
         theme::dim(),
     );
-    let mark = |on: bool| {
-        if on {
+    let mark = |on: bool, fixed: bool| {
+        if fixed {
+            Span::styled("■", theme::breakpoint())
+        } else if on {
             Span::styled("◆", theme::breakpoint())
         } else {
             Span::styled("·", theme::dim())
@@ -62,24 +67,30 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
     let row = |i: usize| -> Line {
         if debug && i == 0 {
             return Line::from(vec![
-                mark(s.breaks_before.all),
+                mark(s.breaks_before.all, s.graph.fixed_before.all),
                 Span::raw(" "),
                 Span::raw(fit("*", w)),
                 Span::raw(" "),
-                mark(s.breaks_after.all),
+                mark(s.breaks_after.all, s.graph.fixed_after.all),
                 Span::styled("  every node", theme::dim()),
             ]);
         }
         let n = &s.graph.nodes[if debug { i - 1 } else { i }];
         let mut spans = Vec::new();
         if debug {
-            spans.push(mark(s.breaks_before.matches(&n.name)));
+            spans.push(mark(
+                s.breaks_before.matches(&n.name),
+                s.graph.fixed_before.matches(&n.name),
+            ));
             spans.push(Span::raw(" "));
         }
         spans.push(Span::raw(fit(&n.name, w)));
         if debug {
             spans.push(Span::raw(" "));
-            spans.push(mark(s.breaks_after.matches(&n.name)));
+            spans.push(mark(
+                s.breaks_after.matches(&n.name),
+                s.graph.fixed_after.matches(&n.name),
+            ));
         }
         spans.push(Span::raw("  "));
         match badge(s, &n.name) {

@@ -84,6 +84,19 @@ pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
 }
 
 pub fn message_line(s: &AppState, buf: &mut Buffer, area: Rect) {
+    if let Some(r) = &s.running {
+        let text = match &s.message {
+            // a refusal or the cancel notice stays readable next to the spinner
+            Some(m) if r.cancelling || m.level != crate::app::state::Level::Info => format!(
+                " {} — {}",
+                crate::app::update::running_line(r),
+                super::escape(&m.text)
+            ),
+            _ => format!(" {}", crate::app::update::running_line(r)),
+        };
+        Paragraph::new(Line::styled(text, theme::warn())).render(area, buf);
+        return;
+    }
     let Some(m) = &s.message else { return };
     Paragraph::new(Line::styled(
         format!(" {}", super::escape(&m.text)),

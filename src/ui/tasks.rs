@@ -87,6 +87,24 @@ pub fn run_lines(s: &AppState) -> Vec<Line<'static>> {
                     ]),
                 });
             }
+            for (attempt, stream, text) in &t.output {
+                for line in text.lines() {
+                    let tag = if t.attempts > 1 {
+                        format!("attempt {attempt} ")
+                    } else {
+                        String::new()
+                    };
+                    let style = if stream == "stderr" {
+                        theme::warn()
+                    } else {
+                        theme::dim()
+                    };
+                    l.push(Line::styled(
+                        format!("   | {tag}{}", super::escape(line)),
+                        style,
+                    ));
+                }
+            }
             for (name, n, total) in &t.effects {
                 let mut spans = vec![Span::raw(format!("   effect {} ×{n}", super::escape(name)))];
                 if *total > *n {

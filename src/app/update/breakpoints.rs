@@ -13,6 +13,20 @@ pub(super) fn toggle_break(s: &mut AppState, before: bool) {
         return;
     }
     let node = s.selected_node().map(|n| n.name.clone());
+    let fixed = if before {
+        &s.graph.fixed_before
+    } else {
+        &s.graph.fixed_after
+    };
+    if node.as_ref().map_or(fixed.all, |n| fixed.matches(n)) {
+        let text = format!(
+            "{} is compiled into the graph (compile(interrupt_{}=...)): LangGraph keeps it on whatever runtime breakpoints are passed",
+            node.as_deref().unwrap_or("*"),
+            if before { "before" } else { "after" }
+        );
+        say(s, Level::Warn, text);
+        return;
+    }
     let all: Vec<String> = s.graph.nodes.iter().map(|n| n.name.clone()).collect();
     let set = if before {
         &mut s.breaks_before

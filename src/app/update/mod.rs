@@ -12,11 +12,13 @@ mod load;
 mod modals;
 mod movement;
 mod run;
+mod running;
 mod search;
 mod subgraph;
 mod viewer;
 
 pub use command::{help_text, COMMANDS};
+pub use running::running_line;
 pub use search::{hit_label, hits_in};
 
 use super::action::{Action, Effect};
@@ -33,7 +35,15 @@ fn say(s: &mut AppState, level: Level, text: impl Into<String>) {
 }
 
 pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
+    if s.running.is_some() {
+        if let Some(effects) = running::while_running(s, &a) {
+            return effects;
+        }
+    }
     match a {
+        Action::RunStarted(what) => running::started(s, what),
+        Action::RunTick(ms) => running::tick(s, ms),
+        Action::OpenOutput => running::open_output(s),
         Action::Quit => {
             s.quit = true;
             vec![]

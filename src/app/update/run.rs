@@ -100,6 +100,24 @@ pub(super) fn take_count(s: &mut AppState) -> u32 {
 }
 
 pub(super) fn ran(s: &mut AppState, r: RunResult) {
+    s.running = None;
+    for out in &r.output {
+        // outside any task (the module's import): step -1
+        let step = r
+            .reports
+            .iter()
+            .find(|rep| rep.tasks.iter().any(|t| t.id == out.task_id))
+            .map_or(-1, |rep| rep.step);
+        s.output.push(OutputLine {
+            step,
+            task_id: out.task_id.clone(),
+            node: out.node.clone(),
+            ns: out.ns.clone(),
+            attempt: out.attempt,
+            stream: out.stream.clone(),
+            text: out.text.clone(),
+        });
+    }
     let o = opts();
     let what = match r.kind {
         RunKind::Step(1) => "step".to_string(),
@@ -208,6 +226,12 @@ pub(super) fn ran(s: &mut AppState, r: RunResult) {
                 calls,
                 effects,
                 drift,
+                output: r
+                    .output
+                    .iter()
+                    .filter(|o| o.task_id == t.id)
+                    .map(|o| (o.attempt, o.stream.clone(), o.text.clone()))
+                    .collect(),
             });
         }
         steps.push(StepView {
@@ -362,6 +386,7 @@ pub(super) fn continue_run(s: &mut AppState) -> Vec<Effect> {
 
 /// The engine (or the store) refused: the error, then what to do about it.
 pub(super) fn failed(s: &mut AppState, error: String, hint: String) {
+    s.running = None;
     let text = if hint.is_empty() {
         error
     } else {

@@ -40,6 +40,8 @@ fn debug_state() -> AppState {
                 .collect(),
             state_keys: vec!["draft".into()],
             input: Some(json!({"request": "x"})),
+            fixed_before: BreakSet::default(),
+            fixed_after: BreakSet::default(),
         },
     );
     s.thread = Some("t1".into());
@@ -390,6 +392,7 @@ fn approval_drift_is_flagged_when_the_reexecuted_payload_differs() {
             thread: "t1".into(),
             reports: vec![report(vec![call("A")], 1)],
             landed: None,
+            output: vec![],
         })),
     );
     let run = s.run.clone().unwrap();
@@ -413,6 +416,7 @@ fn approval_drift_is_flagged_when_the_reexecuted_payload_differs() {
             thread: "t1".into(),
             reports: vec![report(vec![call("B")], 1)],
             landed: None,
+            output: vec![],
         })),
     );
     let run = s.run.clone().unwrap();
@@ -446,6 +450,7 @@ fn pauses_reach_the_status_line() {
             thread: "t1".into(),
             reports: vec![r],
             landed: None,
+            output: vec![],
         })),
     );
     assert_eq!(s.pause().describe(), "paused before execute");

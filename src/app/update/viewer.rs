@@ -252,6 +252,19 @@ pub fn run_task_lines(t: &TaskRunView) -> Vec<String> {
             }
         });
     }
+    for (attempt, stream, text) in &t.output {
+        for line in text.lines() {
+            l.push(format!(
+                "  {}{}| {line}",
+                if t.attempts > 1 {
+                    format!("attempt {attempt} ")
+                } else {
+                    String::new()
+                },
+                if stream == "stderr" { "! " } else { "" }
+            ));
+        }
+    }
     for (name, n, total) in &t.effects {
         l.push(format!(
             "  effect {name} ×{n}{}",

@@ -1,0 +1,50 @@
+"""slow: nodes that take `seconds` to finish (a hung node for the cancel tests).
+
+`graph`: one slow node (it runs in the bridge's main thread, so SIGINT interrupts its sleep);
+`parallel`: two slow nodes in one superstep (they run in LangGraph's worker threads, which no
+signal reaches: the bridge is killed)."""
+import operator
+import time
+from typing import Annotated, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+
+class State(TypedDict):
+    seconds: float
+    log: Annotated[list, operator.add]
+
+
+def quick(state: State):
+    return {"log": ["quick"]}
+
+
+def sleepy(state: State):
+    print("going to sleep", flush=True)
+    time.sleep(state["seconds"])
+    return {"log": ["slept"]}
+
+
+def other(state: State):
+    time.sleep(state["seconds"])
+    return {"log": ["other slept"]}
+
+
+b = StateGraph(State)
+b.add_node("quick", quick)
+b.add_node("sleepy", sleepy)
+b.add_edge(START, "quick")
+b.add_edge("quick", "sleepy")
+b.add_edge("sleepy", END)
+graph = b.compile()
+
+p = StateGraph(State)
+p.add_node("quick", quick)
+p.add_node("sleepy", sleepy)
+p.add_node("other", other)
+p.add_edge(START, "quick")
+p.add_edge("quick", "sleepy")
+p.add_edge("quick", "other")
+p.add_edge("sleepy", END)
+p.add_edge("other", END)
+parallel = p.compile()

@@ -129,6 +129,8 @@ pub enum Action {
     RunStarted(String),
     /// Time goes by while a run is in progress (milliseconds since it started).
     RunTick(u64),
+    /// What was printed outside a run's supersteps (a new thread's start: the module's import).
+    NodeOutput(Vec<crate::source::TaskOutput>),
     /// The engine ran: what it did, step by step.
     Ran(Box<RunResult>),
     /// update_state wrote `checkpoint` (as `as_node`).

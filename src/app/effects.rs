@@ -738,10 +738,12 @@ impl<'g> Runtime<'g> {
                     before: shape.interrupt_before.clone(),
                     after: shape.interrupt_after.clone(),
                 };
-                if let Some(err) = src.run(req).error {
+                let ran = src.run(req);
+                if let Some(err) = ran.error {
                     return vec![source_error(&err)];
                 }
-                let mut out = self.reload(&thread, None);
+                let mut out = vec![Action::NodeOutput(ran.output)];
+                out.extend(self.reload(&thread, None));
                 out.push(Action::Info(format!(
                     "new thread {thread}: input checkpoint written — n steps one superstep, c continues"
                 )));

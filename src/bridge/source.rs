@@ -114,7 +114,7 @@ impl PythonSource {
                 "SqliteSaver on the chosen file"
             };
             warnings.push(format!(
-                "{}: the graph was compiled with a {cp}; superstep runs it with LangGraph's {on} instead (as langgraph dev does)",
+                "{}: the graph was compiled with its own checkpointer ({cp}); superstep runs it with LangGraph's {on} instead (as langgraph dev does)",
                 reference.label
             ));
         }

@@ -43,6 +43,10 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
     match a {
         Action::RunStarted(what) => running::started(s, what),
         Action::RunTick(ms) => running::tick(s, ms),
+        Action::NodeOutput(out) => {
+            run::keep_output(s, &[], &out);
+            vec![]
+        }
         Action::OpenOutput => running::open_output(s),
         Action::Quit => {
             s.quit = true;

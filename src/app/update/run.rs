@@ -99,12 +99,14 @@ pub(super) fn take_count(s: &mut AppState) -> u32 {
     s.count.take().unwrap_or(1).max(1)
 }
 
-pub(super) fn ran(s: &mut AppState, r: RunResult) {
-    s.running = None;
-    for out in &r.output {
-        // outside any task (the module's import): step -1
-        let step = r
-            .reports
+/// Keep what the nodes printed, by step (outside any task — the module's import — is step -1).
+pub(super) fn keep_output(
+    s: &mut AppState,
+    reports: &[crate::engine::StepReport],
+    output: &[crate::source::TaskOutput],
+) {
+    for out in output {
+        let step = reports
             .iter()
             .find(|rep| rep.tasks.iter().any(|t| t.id == out.task_id))
             .map_or(-1, |rep| rep.step);
@@ -118,6 +120,11 @@ pub(super) fn ran(s: &mut AppState, r: RunResult) {
             text: out.text.clone(),
         });
     }
+}
+
+pub(super) fn ran(s: &mut AppState, r: RunResult) {
+    s.running = None;
+    keep_output(s, &r.reports, &r.output);
     let o = opts();
     let what = match r.kind {
         RunKind::Step(1) => "step".to_string(),

@@ -49,10 +49,14 @@ fn mask_ids(s: &str) -> String {
 
 fn frame(graph: &str, keys: &str, dir: &Path) -> String {
     let r = format!("{}/tests/bridge/graphs/{graph}", env!("CARGO_MANIFEST_DIR"));
+    frame_of(&r, keys, dir)
+}
+
+fn frame_of(r: &str, keys: &str, dir: &Path) -> String {
     let o = Command::new(env!("CARGO_BIN_EXE_superstep"))
         .current_dir(dir)
         .args([
-            &r,
+            r,
             "--db",
             "tui.sqlite",
             "--print",
@@ -97,6 +101,35 @@ fn compiled_in_breakpoints_are_fixed() {
     let keys = r#"N <C-u>{"text": "t"}<Enter> c <Tab> <Tab> <Tab> <Tab> <Tab> j j j j b"#;
     let screen = frame("breakpoints.py:graph", keys, dir.path());
     settings().bind(|| insta::assert_snapshot!("bridge_tui_06_fixed_breakpoint", screen));
+}
+
+/// The demo (examples/support, through its langgraph.json): a refund request runs to the human
+/// approval interrupt, `r yes` approves it and the refund tool runs; `o` shows what the module
+/// printed at import and what the tools printed and logged.
+#[test]
+#[ignore = "needs Python with LangGraph (.ci/run)"]
+fn the_support_demo_steps_to_the_approval_and_on() {
+    let demo = format!(
+        "{}/examples/support/langgraph.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let ask = "N <C-u>{\"messages\":\"My<Space>tent<Space>from<Space>order<Space>1042<Space>arrived<Space>torn,<Space>I<Space>want<Space>a<Space>refund\"}<Enter>";
+    let cases = [
+        ("bridge_tui_07_demo_approval", format!("{ask} c")),
+        (
+            "bridge_tui_08_demo_refunded",
+            format!("{ask} c r yes<Enter>"),
+        ),
+        (
+            "bridge_tui_09_demo_output",
+            format!("{ask} c r yes<Enter> o"),
+        ),
+    ];
+    for (name, keys) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let screen = frame_of(&demo, &keys, dir.path());
+        settings().bind(|| insta::assert_snapshot!(name, screen));
+    }
 }
 
 #[test]

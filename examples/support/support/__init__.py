@@ -1,0 +1,1 @@
+"""The support demo: an order-support agent with tools and a human approval step."""

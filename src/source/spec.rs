@@ -218,6 +218,19 @@ pub fn shape(lg: &LoadedGraph) -> Shape {
             {
                 successors.push("__end__".into());
             }
+            match command_routes(lg, &n.name) {
+                CommandRoutes::Declared(d) => {
+                    for (t, _) in d {
+                        if !successors.contains(t) {
+                            successors.push(t.clone());
+                        }
+                    }
+                }
+                CommandRoutes::Dynamic if !successors.iter().any(|x| x == "?") => {
+                    successors.push("?".into())
+                }
+                _ => {}
+            }
             ShapeNode {
                 name: n.name.clone(),
                 successors,
@@ -239,6 +252,43 @@ pub fn shape(lg: &LoadedGraph) -> Shape {
         fixed_before: Breakpoints::None,
         fixed_after: Breakpoints::None,
     }
+}
+
+/// Where a node's `Command(goto=...)` may lead, as far as the spec says.
+enum CommandRoutes<'a> {
+    /// The node's `"destinations"` (LangGraph's `Command[Literal[...]]` hint).
+    Declared(&'a [(String, Option<String>)]),
+    /// No declaration, and its code returns a `Command`: it routes where its code decides.
+    Dynamic,
+    None,
+}
+
+fn command_routes<'a>(lg: &'a LoadedGraph, node: &str) -> CommandRoutes<'a> {
+    let Some(n) = lg.spec.node(node) else {
+        return CommandRoutes::None;
+    };
+    match &n.destinations {
+        Some(d) => CommandRoutes::Declared(d),
+        None if returns_command(&lg.code_source, &n.func) => CommandRoutes::Dynamic,
+        None => CommandRoutes::None,
+    }
+}
+
+/// Whether the Starlark function `func` builds a `Command(...)` in its own body (the text
+/// from its `def` to the next top-level line). Read from the source, so a Command built by a
+/// helper is not seen: such a node is drawn as having no Command routes.
+fn returns_command(code: &str, func: &str) -> bool {
+    let head = format!("def {func}(");
+    let mut lines = code.lines().skip_while(|l| !l.starts_with(&head));
+    if lines.next().is_none() {
+        return false;
+    }
+    lines
+        .take_while(|l| l.is_empty() || l.starts_with([' ', '\t', '#']))
+        .any(|l| {
+            let code = l.split('#').next().unwrap_or("");
+            code.contains("Command(") && code.contains("goto")
+        })
 }
 
 /// `superstep graph` for a spec: Mermaid, or the plain listing.
@@ -270,15 +320,35 @@ fn write_graph(lg: &LoadedGraph, mermaid: bool, out: &mut dyn Write) -> std::io:
             match &b.path_map {
                 Some(m) => {
                     for (k, d) in m {
-                        writeln!(
-                            out,
-                            "\t{} -. &nbsp;{}&nbsp; .-> {d};",
-                            b.source,
-                            k.as_str().unwrap_or("?")
-                        )?;
+                        // LangGraph labels an edge only when the label is not its destination
+                        match k.as_str().unwrap_or("?") {
+                            l if l == d => writeln!(out, "\t{} -.-> {d};", b.source)?,
+                            l => writeln!(out, "\t{} -. &nbsp;{l}&nbsp; .-> {d};", b.source)?,
+                        }
                     }
                 }
                 None => writeln!(out, "\t{} -.-> {}_path[[{}]];", b.source, b.source, b.path)?,
+            }
+        }
+        // Command(goto=...) destinations, drawn as LangGraph draws a Command[Literal[...]] hint
+        for n in &s.nodes {
+            match command_routes(lg, &n.name) {
+                CommandRoutes::Declared(d) => {
+                    for (t, label) in d {
+                        match label {
+                            Some(l) if l != t => {
+                                writeln!(out, "\t{} -. &nbsp;{l}&nbsp; .-> {t};", n.name)?
+                            }
+                            _ => writeln!(out, "\t{} -.-> {t};", n.name)?,
+                        }
+                    }
+                }
+                CommandRoutes::Dynamic => writeln!(
+                    out,
+                    "\t%% {} routes dynamically by Command(goto=...): declare its \"destinations\" in the spec to draw them",
+                    n.name
+                )?,
+                CommandRoutes::None => {}
             }
         }
         writeln!(out, "\tclassDef default fill:#f2f0ff,line-height:1.2\n\tclassDef first fill-opacity:0\n\tclassDef last fill:#bfb6fc")?;
@@ -331,6 +401,23 @@ fn write_graph(lg: &LoadedGraph, mermaid: bool, out: &mut dyn Write) -> std::io:
             .any(|e| e.target == "__end__" && e.sources.iter().any(|x| x == &n.name));
         if ends_here {
             edges.push("__end__".into());
+        }
+        match command_routes(lg, &n.name) {
+            CommandRoutes::Declared(d) => edges.push(format!(
+                "Command(goto) ? {}",
+                d.iter()
+                    .map(|(t, l)| match l {
+                        Some(l) => format!("{l}->{t}"),
+                        None => t.clone(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            )),
+            CommandRoutes::Dynamic => edges.push(
+                "Command(goto) ? routes dynamically (declare \"destinations\" in the spec to list them)"
+                    .into(),
+            ),
+            CommandRoutes::None => {}
         }
         writeln!(
             out,

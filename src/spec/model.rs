@@ -10,7 +10,8 @@
 //!     "log": {"reducer": "add", "type": "list"},   // Annotated[list, operator.add]
 //!     "scores": {"reducer": "merge", "default": {}} // Starlark def merge(current, update)
 //!   },
-//!   "nodes": ["draft", {"name": "review", "retry": {"max_attempts": 3}}, {"name": "sub", "subgraph": "child.json"}],
+//!   "nodes": ["draft", {"name": "review", "retry": {"max_attempts": 3}}, {"name": "sub", "subgraph": "child.json"},
+//!             {"name": "route", "destinations": ["draft", "__end__"]}],   // where its Command(goto=) may lead
 //!   "edges": [["__start__", "draft"], ["draft", "review"], [["a", "b"], "c"]],
 //!   "conditional_edges": [{"source": "review", "path": "route", "path_map": {"ok": "send", "no": "__end__"}}],
 //!   "interrupt_before": ["send"], "interrupt_after": [],
@@ -81,6 +82,11 @@ pub struct NodeSpec {
     pub subgraph: Option<String>,
     /// `add_node(..., defer=True)`: runs only when nothing else is left to run.
     pub defer: bool,
+    /// Where a `Command(goto=...)` it returns may lead, with an optional edge label: what
+    /// LangGraph reads from a `Command[Literal["a", "b"]]` return hint or
+    /// `add_node(..., destinations=...)`. Drawing only (the graph, Mermaid, the TUI's Graph pane);
+    /// it does not restrict where the node may go.
+    pub destinations: Option<Vec<(String, Option<String>)>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -308,6 +314,16 @@ impl GraphSpec {
                 }
             }
         }
+        for (i, n) in self.nodes.iter().enumerate() {
+            for (d, _) in n.destinations.iter().flatten() {
+                if d == START || (d != END && !known(d)) {
+                    return Err(cx.err(
+                        &format!("nodes[{i}].destinations"),
+                        format!("unknown node {d:?} (nodes: {}, or END)", self.node_names()),
+                    ));
+                }
+            }
+        }
         if !self
             .edges
             .iter()
@@ -499,6 +515,55 @@ fn parse_retry(cx: &Ctx, path: &str, j: &Json) -> Result<RetrySpec, SpecError> {
     Ok(r)
 }
 
+/// `"destinations": ["a", "__end__"]` or `{"a": "label", "END": "stop"}` (LangGraph's
+/// `add_node(destinations=...)`: a tuple of names, or names to edge labels).
+fn parse_destinations(
+    cx: &Ctx,
+    path: &str,
+    j: &Json,
+) -> Result<Vec<(String, Option<String>)>, SpecError> {
+    let out: Vec<(String, Option<String>)> = match j {
+        Json::Array(a) => a
+            .iter()
+            .enumerate()
+            .map(|(i, d)| match d {
+                Json::String(s) => Ok((normalize_node(s), None)),
+                other => Err(cx.err(
+                    &format!("{path}[{i}]"),
+                    format!("expected a node name, got {}", kind(other)),
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        Json::Object(m) => m
+            .iter()
+            .map(|(k, v)| match v {
+                Json::String(l) => Ok((normalize_node(k), Some(l.clone()))),
+                Json::Null => Ok((normalize_node(k), None)),
+                other => Err(cx.err(
+                    &format!("{path}.{k}"),
+                    format!("expected an edge label (a string), got {}", kind(other)),
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        other => {
+            return Err(cx.err(
+                path,
+                format!(
+                    "expected an array of node names or an object node -> label, got {}",
+                    kind(other)
+                ),
+            ))
+        }
+    };
+    if out.is_empty() {
+        return Err(cx.err(
+            path,
+            "empty (name where its Command(goto=...) may lead, or leave the key out)",
+        ));
+    }
+    Ok(out)
+}
+
 fn parse_nodes(cx: &Ctx, j: Option<&Json>) -> Result<Vec<NodeSpec>, SpecError> {
     let Some(Json::Array(list)) = j else {
         return Err(cx.err(
@@ -516,13 +581,16 @@ fn parse_nodes(cx: &Ctx, j: Option<&Json>) -> Result<Vec<NodeSpec>, SpecError> {
                 retry: None,
                 subgraph: None,
                 defer: false,
+                destinations: None,
             },
             Json::Object(o) => {
                 for k in o.keys() {
-                    if !["name", "fn", "retry", "subgraph", "defer"].contains(&k.as_str()) {
+                    if !["name", "fn", "retry", "subgraph", "defer", "destinations"]
+                        .contains(&k.as_str())
+                    {
                         return Err(cx.err(
                             &format!("{path}.{k}"),
-                            "unknown key (expected name, fn, retry, subgraph, defer)",
+                            "unknown key (expected name, fn, retry, subgraph, defer, destinations)",
                         ));
                     }
                 }
@@ -570,12 +638,17 @@ fn parse_nodes(cx: &Ctx, j: Option<&Json>) -> Result<Vec<NodeSpec>, SpecError> {
                         ))
                     }
                 };
+                let destinations = o
+                    .get("destinations")
+                    .map(|d| parse_destinations(cx, &format!("{path}.destinations"), d))
+                    .transpose()?;
                 NodeSpec {
                     name,
                     func,
                     retry,
                     subgraph,
                     defer,
+                    destinations,
                 }
             }
             other => {

@@ -510,6 +510,14 @@ def build_graph(spec_path, checkpointer, seed=0, interrupt_before=None, interrup
 
             action.__name__ = getattr(star, "__name__", name)
         extra = {"defer": True} if n.get("defer") else {}
+        dests = n.get("destinations")
+        if dests is not None:
+            # where a Command(goto=...) may lead: drawing only, as a Command[Literal[...]] hint
+            extra["destinations"] = (
+                {_norm(k): v for k, v in dests.items()}
+                if isinstance(dests, dict)
+                else tuple(_norm(d) for d in dests)
+            )
         if retry is not None:
             builder.add_node(name, action, retry_policy=retry, **extra)
         else:

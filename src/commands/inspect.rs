@@ -117,7 +117,7 @@ pub fn history(
         thread.for_each_history(a.limit, PAGE, |s| -> Result<(), CliError> {
             writeln!(out, "{}", if first { "" } else { "," })?;
             first = false;
-            serde_json::to_writer_pretty(&mut *out, &s.to_json(opts))?;
+            serde_json::to_writer_pretty(&mut *out, &s.json_out(opts, Vec::new()))?;
             Ok(())
         })?;
         writeln!(out, "{}]", if first { "" } else { "\n" })?;
@@ -146,8 +146,9 @@ pub fn show(
     let thread = Thread::open(&store, &a.sel.thread, &a.sel.ns, topo)?;
     let snap = thread.show(a.checkpoint.as_deref())?;
     if a.out.json {
-        let mut j = snap.to_json(ViewOptions::default());
-        j["limitations"] = serde_json::to_value(&snap.limitations)?;
+        // written as it is made: a page of pending writes may hold a million
+        let limitations = serde_json::to_value(&snap.limitations)?;
+        let j = snap.json_out(ViewOptions::default(), vec![("limitations", limitations)]);
         serde_json::to_writer_pretty(&mut *out, &j)?;
         writeln!(out)?;
     } else {

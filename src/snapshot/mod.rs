@@ -296,8 +296,9 @@ pub fn derive(input: &Input) -> Snapshot {
         warnings.push(Warning {
             field: "values".into(),
             message: format!(
-                "the checkpoint blob is {len} bytes, over the {} superstep loads whole: values are a preview (strings over 64 KiB and lists over 1,000 items cut, marked \"… [cut by superstep …]\")",
-                crate::store::PREVIEW_OVER
+                "the checkpoint blob is {len} bytes, more than the {} bytes or {} values superstep loads whole: values are a preview (strings over 64 KiB and lists over 1,000 items cut, marked \"… [cut by superstep …]\")",
+                crate::store::PREVIEW_OVER,
+                crate::store::DENSE_OVER
             ),
         });
     }
@@ -314,11 +315,13 @@ pub fn derive(input: &Input) -> Snapshot {
         warnings.push(Warning {
             field: "pending_writes".into(),
             message: format!(
-                "the {} write of task {} (idx {}) is {} bytes: its value is a preview",
+                "the {} write of task {} (idx {}) is {} bytes: its value is a preview (superstep loads whole at most {} bytes and {} values)",
                 w.channel,
                 w.task_id,
                 w.idx,
-                w.cut.unwrap_or(0)
+                w.cut.unwrap_or(0),
+                crate::store::PREVIEW_OVER,
+                crate::store::DENSE_OVER
             ),
         });
     }
@@ -556,17 +559,21 @@ pub fn derive(input: &Input) -> Snapshot {
             for (c, v) in st.output.iter().filter(|(c, _)| is_state_key(c)) {
                 match out.iter_mut().find(|(k, _)| k == c) {
                     Some((_, existing)) if !existing.is_nil() => {
-                        let mut list = match existing {
-                            Value::Map(m) if m.len() == 1 && m[0].0.as_str() == Some("$writes") => {
-                                match &m[0].1 {
-                                    Value::Array(a) => a.clone(),
-                                    _ => vec![existing.clone()],
+                        // appended in place: a task with 1 M writes to one key took minutes
+                        // when the list was copied for each
+                        if let Value::Map(m) = existing {
+                            if let [(k, Value::Array(list))] = m.as_mut_slice() {
+                                if k.as_str() == Some("$writes") {
+                                    list.push(v.clone());
+                                    continue;
                                 }
                             }
-                            _ => vec![existing.clone()],
-                        };
-                        list.push(v.clone());
-                        *existing = Value::Map(vec![(Value::from("$writes"), Value::Array(list))]);
+                        }
+                        let first = std::mem::replace(existing, Value::Nil);
+                        *existing = Value::Map(vec![(
+                            Value::from("$writes"),
+                            Value::Array(vec![first, v.clone()]),
+                        )]);
                     }
                     Some((_, existing)) => *existing = v.clone(),
                     None => out.push((c.clone(), v.clone())),
@@ -627,12 +634,18 @@ pub fn derive(input: &Input) -> Snapshot {
         None => groups.push((c.to_string(), vec![v])),
     };
     // LangGraph 0.2.20 (v1) applies no pending writes to the values
+    // a write that is a preview (too big to load) is not applied: the value would be made up
+    let mut unapplied: Vec<(String, String)> = Vec::new();
     for w in input
         .writes
         .iter()
         .filter(|w| w.task_id == NULL_TASK_ID && cp.v > 1)
     {
         if is_state_key(&w.channel) {
+            if w.cut.is_some() {
+                unapplied.push((w.channel.clone(), "an update_state".into()));
+                continue;
+            }
             push_write(&w.channel, w.value.clone().into_value());
         }
     }
@@ -647,9 +660,20 @@ pub fn derive(input: &Input) -> Snapshot {
         let mut finished: Vec<&TaskSnapshot> = tasks.iter().filter(|t| t.finished).collect();
         finished.sort_by_key(|t| ids::task_path_str(&t.path));
         let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
+        let cut_writes: Vec<(&str, &str)> = input
+            .writes
+            .iter()
+            .filter(|w| w.cut.is_some())
+            .map(|w| (w.task_id.as_str(), w.channel.as_str()))
+            .collect();
         for t in finished {
             let st = status_of(&t.id);
             for (c, v) in st.output {
+                let cut = cut_writes.contains(&(t.id.as_str(), c.as_str()));
+                if cut && is_state_key(&c) {
+                    unapplied.push((c, format!("task {}'s", t.name)));
+                    continue;
+                }
                 if is_state_key(&c) {
                     match groups.iter_mut().find(|(k, _)| *k == c) {
                         Some((_, vs)) => vs.push(v),
@@ -665,6 +689,15 @@ pub fn derive(input: &Input) -> Snapshot {
             input.learned,
             &mut warnings,
         );
+    }
+    unapplied.dedup();
+    for (k, whose) in unapplied {
+        warnings.push(Warning {
+            field: format!("values.{k}"),
+            message: format!(
+                "'{k}' is shown without {whose} write to it: that write is a preview (too big to load whole), applying it would show made-up values"
+            ),
+        });
     }
     if input.topology.is_none() {
         // keys other checkpoints of the thread hold but this one lacks: LangGraph shows a reducer
@@ -916,6 +949,35 @@ impl Snapshot {
     /// The StateSnapshot-shaped JSON (see README): LangGraph's fields, then `pending_writes` and
     /// `warnings`.
     pub fn to_json(&self, opts: ViewOptions) -> Json {
+        let mut j = serde_json::Map::new();
+        for (k, v) in self.head_json(opts) {
+            j.insert(k.into(), v);
+        }
+        j.insert(
+            "pending_writes".into(),
+            Json::Array(
+                self.pending_writes
+                    .iter()
+                    .map(|w| w.to_json(opts))
+                    .collect(),
+            ),
+        );
+        j.insert("warnings".into(), json!(self.warnings));
+        Json::Object(j)
+    }
+
+    /// The same JSON, serialized as it is made: `pending_writes` (a page may hold a million)
+    /// write by write, never as one tree. `extra` fields follow `warnings`.
+    pub fn json_out(&self, opts: ViewOptions, extra: Vec<(&'static str, Json)>) -> JsonOut<'_> {
+        JsonOut {
+            snap: self,
+            opts,
+            extra,
+        }
+    }
+
+    /// The JSON fields before `pending_writes`.
+    fn head_json(&self, opts: ViewOptions) -> Vec<(&'static str, Json)> {
         let values = if self.root_value {
             self.values
                 .first()
@@ -950,36 +1012,69 @@ impl Snapshot {
             })
             .collect();
         let interrupts: Vec<Json> = self.interrupts().map(interrupt_json).collect();
-        let pending: Vec<Json> = self
-            .pending_writes
-            .iter()
-            .map(|w| {
-                json!({
-                    "task_id": w.task_id,
-                    "task_path": w.task_path,
-                    "idx": w.idx,
-                    "channel": w.channel,
-                    "type": w.kind.label(),
-                    "value": w.value.view(opts),
-                })
-            })
-            .collect();
-        json!({
-            "config": self.config(&self.checkpoint_id),
-            "parent_config": self.parent_checkpoint_id.as_deref().map(|p| self.config(p)),
-            "created_at": self.created_at,
-            "metadata": Json::Object(self.metadata.clone()),
-            "values": values,
-            "next": self.next,
-            "tasks": tasks,
-            "interrupts": interrupts,
-            "pending_writes": pending,
-            "warnings": self.warnings,
-        })
+        vec![
+            ("config", self.config(&self.checkpoint_id)),
+            (
+                "parent_config",
+                json!(self.parent_checkpoint_id.as_deref().map(|p| self.config(p))),
+            ),
+            ("created_at", json!(self.created_at)),
+            ("metadata", Json::Object(self.metadata.clone())),
+            ("values", values),
+            ("next", json!(self.next)),
+            ("tasks", Json::Array(tasks)),
+            ("interrupts", Json::Array(interrupts)),
+        ]
     }
 
     /// Interrupts of all tasks, in task order.
     pub fn interrupts(&self) -> impl Iterator<Item = &Interrupt> {
         self.tasks.iter().flat_map(|t| t.interrupts.iter())
+    }
+}
+
+impl PendingWrite {
+    fn to_json(&self, opts: ViewOptions) -> Json {
+        json!({
+            "task_id": self.task_id,
+            "task_path": self.task_path,
+            "idx": self.idx,
+            "channel": self.channel,
+            "type": self.kind.label(),
+            "value": self.value.view(opts),
+        })
+    }
+}
+
+/// [`Snapshot::json_out`]: serializes like [`Snapshot::to_json`] (same fields, same order)
+/// without building the `pending_writes` array.
+pub struct JsonOut<'a> {
+    snap: &'a Snapshot,
+    opts: ViewOptions,
+    extra: Vec<(&'static str, Json)>,
+}
+
+impl serde::Serialize for JsonOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        struct Writes<'a>(&'a [PendingWrite], ViewOptions);
+        impl serde::Serialize for Writes<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.iter().map(|w| w.to_json(self.1)))
+            }
+        }
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in self.snap.head_json(self.opts) {
+            m.serialize_entry(k, &v)?;
+        }
+        m.serialize_entry(
+            "pending_writes",
+            &Writes(&self.snap.pending_writes, self.opts),
+        )?;
+        m.serialize_entry("warnings", &self.snap.warnings)?;
+        for (k, v) in &self.extra {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
     }
 }

@@ -16,7 +16,7 @@ mod sqlite;
 
 pub use checkpoint::{encode_msgpack, Checkpoint, CheckpointRef, Version};
 pub use sqlite::{
-    create_sqlite_schema, sqlite_has_no_tables, SqliteStore, META_OVER, PREVIEW_OVER,
+    create_sqlite_schema, sqlite_has_no_tables, SqliteStore, DENSE_OVER, META_OVER, PREVIEW_OVER,
 };
 
 use std::any::Any;

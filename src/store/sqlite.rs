@@ -20,6 +20,10 @@ pub const PREVIEW_OVER: u64 = 16 * 1024 * 1024;
 /// document takes tens of times its size in memory (a 40 MB array of numbers: over 1 GB).
 pub const META_OVER: u64 = 1024 * 1024;
 
+/// Inspection decodes a blob under [`PREVIEW_OVER`] whole only when it holds at most this many
+/// msgpack values: 15 MB of `None`s is 15 M values, 1.7 GB once decoded and shown.
+pub const DENSE_OVER: u64 = 1_000_000;
+
 /// A SqliteSaver file.
 pub struct SqliteStore {
     conn: Connection,
@@ -30,6 +34,9 @@ pub struct SqliteStore {
     /// Blobs longer than this are previewed, not loaded (`u64::MAX` for the engine's mode: it
     /// needs whole values).
     preview_over: u64,
+    /// Blobs holding more values than this are previewed from memory ([`DENSE_OVER`];
+    /// `u64::MAX` for the engine's mode).
+    dense_over: u64,
     /// `rowid`, or `0` for tables without one.
     rowid: &'static str,
     /// The multi-row INSERT texts made so far, by (REPLACE?, rows).
@@ -135,6 +142,8 @@ struct Body {
     blob: Vec<u8>,
     /// The blob is larger than the preview limit and was not loaded: `(rowid, length)`.
     big: Option<(i64, u64)>,
+    /// The blob was loaded but holds more than [`DENSE_OVER`] values: previewed from memory.
+    dense: bool,
 }
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -225,6 +234,11 @@ impl SqliteStore {
             } else {
                 i64::MAX as u64
             },
+            dense_over: if mode == Mode::ReadOnly {
+                DENSE_OVER
+            } else {
+                u64::MAX
+            },
             immutable: mode == Mode::ReadOnly && wal_header && !sidecar(path, "-wal").exists(),
             conn,
             path: path.to_path_buf(),
@@ -302,18 +316,21 @@ impl SqliteStore {
             )
         })?;
         let big = (r.len > self.preview_over).then_some((r.rowid, r.len));
+        let dense =
+            big.is_none() && self.dense(r.type_.as_deref().unwrap_or("msgpack"), &r.checkpoint);
         Ok(CheckpointRow {
             thread_id: r.thread_id,
             checkpoint_ns: r.checkpoint_ns,
             checkpoint_id: r.checkpoint_id,
             parent_checkpoint_id: r.parent_checkpoint_id,
             metadata,
-            preview_of: big.map(|(_, len)| len),
+            preview_of: big.map(|(_, len)| len).or(dense.then_some(r.len)),
             metadata_preview_of: meta_big.then_some(r.metadata_len),
             body: Arc::new(Body {
                 type_: r.type_,
                 blob: r.checkpoint,
                 big,
+                dense,
             }),
         })
     }
@@ -342,6 +359,14 @@ impl SqliteStore {
         }
     }
 
+    /// Whether a loaded blob of this type holds more than `dense_over` values (a walk that
+    /// builds nothing; only blobs with more bytes than that can).
+    fn dense(&self, type_: &str, bytes: &[u8]) -> bool {
+        type_ == "msgpack"
+            && bytes.len() as u64 > self.dense_over
+            && crate::value::capped::count_values(bytes, self.dense_over) > self.dense_over
+    }
+
     /// A bounded preview of a blob too big to load, streamed with SQLite's incremental blob
     /// I/O: msgpack is previewed structurally; other types keep their first bytes.
     fn preview_blob(
@@ -356,7 +381,9 @@ impl SqliteStore {
             .conn
             .blob_open(rusqlite::MAIN_DB, table, column, rowid, true)
             .map_err(|e| ValueError::Msgpack(format!("cannot stream the blob: {e}")))?;
-        let mut rd = std::io::BufReader::with_capacity(64 * 1024, blob);
+        // relative seeks stay in the window: a preview skips item by item
+        let mut rd = crate::value::capped::Window::new(blob, 64 * 1024)
+            .map_err(|e| ValueError::Msgpack(format!("cannot stream the blob: {e}")))?;
         super::preview_stream(&mut rd, type_)
     }
 
@@ -730,9 +757,13 @@ impl Backend for SqliteStore {
             let (task_id, task_path, idx, channel, type_, bytes, len, rowid) =
                 r.map_err(|e| self.err(e))?;
             let ty = type_.as_deref().unwrap_or("null");
-            let cut = (len > self.preview_over).then_some(len);
-            let decoded = if cut.is_some() {
+            let big = len > self.preview_over;
+            let dense = !big && self.dense(ty, &bytes);
+            let cut = (big || dense).then_some(len);
+            let decoded = if big {
                 self.preview_blob("writes", "value", rowid, ty)
+            } else if dense {
+                preview_loaded(&bytes).map(Typed::Value)
             } else {
                 Typed::decode(ty, &bytes)
             };
@@ -770,6 +801,9 @@ impl Backend for SqliteStore {
                         .preview_blob("checkpoints", "checkpoint", rowid, ty)
                         .map_err(|e| e.to_string())
                         .and_then(super::Checkpoint::from_typed),
+                    None if body.dense => preview_loaded(&body.blob)
+                        .map_err(|e| e.to_string())
+                        .and_then(|v| super::Checkpoint::from_typed(Typed::Value(v))),
                     None => super::Checkpoint::decode(ty, &body.blob),
                 }
             }
@@ -784,6 +818,12 @@ impl Backend for SqliteStore {
             )
         })
     }
+}
+
+/// The bounded preview of a msgpack blob already in memory (one holding too many values).
+fn preview_loaded(bytes: &[u8]) -> Result<rmpv::Value, crate::value::ValueError> {
+    let mut c = std::io::Cursor::new(bytes);
+    crate::value::capped::preview(&mut c, crate::value::capped::Limits::default()).map(|p| p.value)
 }
 
 struct RawRow {

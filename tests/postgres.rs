@@ -543,3 +543,36 @@ fn a_dropped_connection_in_the_tui_is_shown_and_retried() {
     t.wait_for("reachable again");
     t.cmd(&["send-keys", "-t", "pg", "q"]);
 }
+
+#[test]
+#[ignore = "needs a Postgres server and live LangGraph: tests/postgres/ci.sh (SUPERSTEP_PG_URL, SUPERSTEP_PG_ENCRYPTED)"]
+fn encrypted_values_are_shown_opaque_with_a_note() {
+    // tests/postgres/gen_encrypted.py: PostgresSaver with LangGraph's EncryptedSerializer
+    let db = std::env::var("SUPERSTEP_PG_ENCRYPTED").expect(
+        "SUPERSTEP_PG_ENCRYPTED is not set: the URL of the database tests/postgres/gen_encrypted.py wrote",
+    );
+    let o = superstep(&["show", "--db", &db, "-t", "t", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // a str is inline in the JSONB, never encrypted; the list blob is
+    assert_eq!(j["values"]["request"], "transfer", "{j}");
+    let log = &j["values"]["log"];
+    assert_eq!(log["__type__"], "encrypted", "{log}");
+    assert_eq!(log["serializer"], "msgpack", "{log}");
+    assert_eq!(log["cipher"], "xortest", "{log}");
+    assert!(log["bytes"].as_u64().unwrap() > 0, "{log}");
+    let warnings = j["warnings"].to_string();
+    assert!(
+        warnings.contains("EncryptedSerializer (msgpack+xortest)")
+            && warnings.contains("no key to decrypt"),
+        "{warnings}"
+    );
+    // the human views and the TUI take it too
+    let o = superstep(&["show", "--db", &db, "-t", "t"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("encrypted"), "{}", stdout(&o));
+    let o = superstep(&["history", "--db", &db, "-t", "t", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = superstep(&["--db", &db, "--thread", "t", "--print"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

@@ -311,6 +311,25 @@ pub fn derive(input: &Input) -> Snapshot {
             ),
         });
     }
+    // EncryptedSerializer's envelopes: opaque, said once per snapshot
+    let mut ciphers = Vec::new();
+    for (_, v) in &cp.channel_values {
+        crate::value::encrypted_ciphers(v, &mut ciphers);
+    }
+    for w in input.writes.iter() {
+        if let Some(v) = w.value.as_value() {
+            crate::value::encrypted_ciphers(v, &mut ciphers);
+        }
+    }
+    if !ciphers.is_empty() {
+        warnings.push(Warning {
+            field: "values".into(),
+            message: format!(
+                "values written by LangGraph's EncryptedSerializer ({}) are shown opaque (__type__ \"encrypted\"): superstep has no key to decrypt them",
+                ciphers.join(", ")
+            ),
+        });
+    }
     for w in input.writes.iter().filter(|w| w.cut.is_some()) {
         warnings.push(Warning {
             field: "pending_writes".into(),

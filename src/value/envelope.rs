@@ -39,6 +39,20 @@ impl Typed {
                     serde_json::from_slice(bytes).map_err(|e| ValueError::Json(e.to_string()))?;
                 Ok(Typed::Value(super::view::from_json_envelope(&j)?))
             }
+            // EncryptedSerializer: `<serializer>+<cipher>` over the ciphertext; no key, so opaque
+            // (a `null` envelope has no bytes to encrypt: it is None whatever the key)
+            other if other.starts_with("null+") => Ok(Typed::Null),
+            other
+                if other
+                    .split_once('+')
+                    .is_some_and(|(s, c)| !s.is_empty() && !c.is_empty()) =>
+            {
+                let payload = Value::Array(vec![Value::from(other), Value::Binary(bytes.to_vec())]);
+                Ok(Typed::Value(Value::Ext(
+                    crate::value::ext::ENCRYPTED_PSEUDO_EXT,
+                    encode_msgpack(&payload),
+                )))
+            }
             other => Err(ValueError::UnknownType(other.to_string())),
         }
     }

@@ -16,6 +16,10 @@ pub const EXT_NUMPY_ARRAY: i8 = 6;
 pub const EXT_DELTA_SNAPSHOT: i8 = 7;
 /// Not a LangGraph code: marks an opaque `pickle` envelope when it has to live inside a value.
 pub const PICKLE_PSEUDO_EXT: i8 = -128;
+/// Not a LangGraph code: an envelope LangGraph's `EncryptedSerializer` wrote (`type` is
+/// `"<serializer>+<cipher>"`, e.g. `msgpack+aes`), kept opaque: superstep has no key. The data is
+/// msgpack `[type, bin(ciphertext)]`.
+pub const ENCRYPTED_PSEUDO_EXT: i8 = -127;
 
 /// A decoded extension: `Ext(code, msgpack(payload))`.
 #[derive(Debug, Clone, PartialEq)]

@@ -12,7 +12,7 @@ mod view;
 
 pub use envelope::{decode_msgpack, encode_msgpack, Typed, MAX_DEPTH};
 pub use ext::{Interrupt, Send};
-pub use view::{from_plain_json, from_view, to_view, ViewOptions};
+pub use view::{encrypted_ciphers, from_plain_json, from_view, to_view, ViewOptions};
 
 /// Errors from decoding stored values.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -130,6 +130,24 @@ mod tests {
         assert_eq!(encode_msgpack(&v), bytes);
         let t = Typed::decode("msgpack", &bytes).unwrap();
         assert_eq!(t.encode().1, bytes);
+    }
+
+    #[test]
+    fn encrypted_envelopes_are_opaque() {
+        // EncryptedSerializer: "<serializer>+<cipher>" over the ciphertext
+        let t = Typed::decode("msgpack+aes", &[1, 2, 3, 4]).unwrap();
+        assert_eq!(
+            t.view(ViewOptions::default()),
+            serde_json::json!({"__type__": "encrypted", "serializer": "msgpack", "cipher": "aes", "bytes": 4})
+        );
+        let mut c = Vec::new();
+        super::encrypted_ciphers(&t.into_value(), &mut c);
+        assert_eq!(c, vec!["msgpack+aes".to_string()]);
+        assert_eq!(Typed::decode("null+aes", b"").unwrap(), Typed::Null);
+        // still unknown: no "+", or an empty side
+        for ty in ["yaml", "+aes", "msgpack+"] {
+            assert!(Typed::decode(ty, b"").is_err(), "{ty}");
+        }
     }
 
     #[test]

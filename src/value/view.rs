@@ -21,7 +21,7 @@
 //! | unknown ext / bad payload | `{"__type__":"ext","code","hex"}` |
 //! | pickle envelope | `{"__type__":"pickle","hex"}` (never unpickled) |
 
-use super::ext::{Ext, PICKLE_PSEUDO_EXT};
+use super::ext::{Ext, ENCRYPTED_PSEUDO_EXT, PICKLE_PSEUDO_EXT};
 use super::{Typed, ValueError};
 use rmpv::Value;
 use serde_json::{json, Map, Value as Json};
@@ -150,6 +150,19 @@ pub fn to_view(v: &Value, opts: ViewOptions) -> Json {
 }
 
 fn ext_view(code: i8, data: &[u8], opts: ViewOptions) -> Json {
+    if code == ENCRYPTED_PSEUDO_EXT {
+        if let Some((ty, bytes)) = encrypted_parts(data) {
+            let (serializer, cipher) = ty.split_once('+').unwrap_or((ty.as_str(), ""));
+            return Json::Object(tagged_with(
+                "encrypted",
+                [
+                    ("serializer", Json::from(serializer)),
+                    ("cipher", Json::from(cipher)),
+                    ("bytes", Json::from(bytes)),
+                ],
+            ));
+        }
+    }
     if code == PICKLE_PSEUDO_EXT {
         return Json::Object(tagged_with(
             "pickle",
@@ -268,6 +281,37 @@ fn opaque(code: i8, data: &[u8], opts: ViewOptions) -> Json {
             ("hex", Json::from(hex_of(data, opts))),
         ],
     ))
+}
+
+/// The `(type, ciphertext length)` of an encrypted envelope's pseudo-ext data.
+fn encrypted_parts(data: &[u8]) -> Option<(String, usize)> {
+    match super::decode_msgpack(data).ok()? {
+        Value::Array(a) => match a.as_slice() {
+            [Value::String(t), Value::Binary(b)] => Some((t.as_str()?.to_string(), b.len())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether a value holds an envelope LangGraph's `EncryptedSerializer` wrote (shown opaque);
+/// its cipher names, for a note.
+pub fn encrypted_ciphers(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Ext(code, data) if *code == ENCRYPTED_PSEUDO_EXT => {
+            if let Some((ty, _)) = encrypted_parts(data) {
+                if !out.contains(&ty) {
+                    out.push(ty);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| encrypted_ciphers(x, out)),
+        Value::Map(m) => m.iter().for_each(|(k, x)| {
+            encrypted_ciphers(k, out);
+            encrypted_ciphers(x, out)
+        }),
+        _ => {}
+    }
 }
 
 impl Typed {

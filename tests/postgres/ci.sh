@@ -43,8 +43,10 @@ SUPERSTEP_HANDOFF="$PGHAND" cargo test --test handoff -- --ignored --nocapture
 echo "-- Python bridge on Postgres: 16 scenarios stepped through the bridge on PostgresSaver == straight runs on PostgresSaver (~2 min)"
 SUPERSTEP_TEST_PYTHON="$PGPY" SUPERSTEP_TEST_PG="$SUPERSTEP_PG_URL" cargo test --test bridge_rows -- --ignored --test-threads 2 pg_
 
-echo "-- failures: server down, bad credentials, wrong database, no tables, newer migration level"
-cargo test --test postgres -- --ignored --nocapture
+echo "-- failures: server down, bad credentials, wrong database, no tables, newer migration level; TLS; huge values; a dropped connection; encrypted values"
+"$PGPY" -c "import psycopg; psycopg.connect('$SUPERSTEP_PG_URL', autocommit=True).execute('CREATE DATABASE pg_encrypted')"
+"$PGPY" tests/postgres/gen_encrypted.py "${SUPERSTEP_PG_URL%/*}/pg_encrypted"
+SUPERSTEP_PG_ENCRYPTED="${SUPERSTEP_PG_URL%/*}/pg_encrypted" cargo test --test postgres -- --ignored --nocapture
 
 echo "-- scale (small): 1,000 threads x 25 checkpoints; superstep's plans checked for full scans"
 "$PGPY" -c "import psycopg; psycopg.connect('$SUPERSTEP_PG_URL', autocommit=True).execute('CREATE DATABASE scale')"

@@ -819,6 +819,15 @@ fn split_checkpoint(cp: &CheckpointRef<'_>) -> Result<(Json, Vec<BlobRow>), Stri
                 primitive_json(v).map_err(|e| format!("channel {k:?}: {e}"))?,
             );
         } else if let Some((_, ver)) = cp.new_versions.iter().find(|(c, _)| c == k) {
+            let mut enc = Vec::new();
+            crate::value::encrypted_ciphers(v, &mut enc);
+            if !enc.is_empty() {
+                // an opaque EncryptedSerializer envelope cannot be written back as it was read
+                return Err(format!(
+                    "channel {k:?} holds a value LangGraph's EncryptedSerializer wrote ({}): superstep has no key and cannot step on it",
+                    enc.join(", ")
+                ));
+            }
             let (ty, bytes) = Typed::Value(v.clone()).encode();
             blobs.push((
                 k.to_string(),

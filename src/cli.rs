@@ -202,6 +202,10 @@ pub struct ResumeArgs {
     /// step and reuses the answers already stored there.
     #[arg(long, value_name = "ID")]
     pub checkpoint: Option<String>,
+    /// The namespace --checkpoint lives in (a subgraph's: "node:task_id", nested with "|"):
+    /// the run starts from that subgraph checkpoint's config, as LangGraph's invoke does.
+    #[arg(long, value_name = "NS", requires = "checkpoint", default_value = "")]
+    pub ns: String,
 }
 
 #[derive(Args, Debug)]
@@ -217,6 +221,10 @@ pub struct ReplayArgs {
     /// The checkpoint to travel back to.
     #[arg(long, value_name = "ID")]
     pub checkpoint: String,
+    /// The namespace --checkpoint lives in (a subgraph's: "node:task_id", nested with "|"):
+    /// time travel through a subgraph, as LangGraph's invoke(None, that checkpoint's config).
+    #[arg(long, value_name = "NS", default_value = "")]
+    pub ns: String,
 }
 
 #[derive(Args, Debug)]
@@ -226,6 +234,10 @@ pub struct UpdateArgs {
     /// Base checkpoint (default: the latest).
     #[arg(long, value_name = "ID")]
     pub checkpoint: Option<String>,
+    /// Update a subgraph's state: its namespace ("node:task_id", nested with "|"); the
+    /// subgraph writes its next checkpoint there, as LangGraph's update_state on its config.
+    #[arg(long, value_name = "NS", default_value = "")]
+    pub ns: String,
     /// Values as the node would return them (JSON object), or null with --as-node __end__.
     #[arg(long, value_name = "JSON", allow_hyphen_values = true)]
     pub values: String,

@@ -156,9 +156,12 @@ struct Preflight {
 fn preflight(
     db: &Path,
     thread: &str,
+    ns: &str,
     must_exist: bool,
     checkpoint: Option<&str>,
 ) -> Result<Preflight, CliError> {
+    // a subgraph's namespace is addressed within a thread that has it
+    let must_exist = must_exist || !ns.is_empty();
     // a 0-byte file is an empty SQLite database (e.g. left by a process killed right after
     // creating it): like a missing one, it holds no thread yet
     let empty = std::fs::metadata(db).map(|m| m.len() == 0).unwrap_or(false);
@@ -189,12 +192,36 @@ fn preflight(
         }
         Err(e) => return Err(e.into()),
     };
-    let row = store.checkpoint(thread, "", checkpoint)?;
+    if !ns.is_empty() && store.thread_exists(thread)? {
+        let known = store.namespaces(thread)?;
+        if !known.iter().any(|n| n == ns) {
+            let listed: Vec<String> = known
+                .iter()
+                .filter(|n| !n.is_empty())
+                .map(|n| format!("{:?}", n))
+                .collect();
+            return Err(CliError(format!(
+                "{}: thread {thread:?} has no namespace {ns:?} (its subgraph namespaces: {})",
+                store.label(),
+                if listed.is_empty() {
+                    "none".to_string()
+                } else {
+                    listed.join(", ")
+                }
+            )));
+        }
+    }
+    let row = store.checkpoint(thread, ns, checkpoint)?;
     if let Some(id) = checkpoint {
         if row.is_none() {
             return Err(CliError(format!(
-                "{}: thread {thread:?} has no checkpoint {id}",
-                store.label()
+                "{}: thread {thread:?} has no checkpoint {id}{}",
+                store.label(),
+                if ns.is_empty() {
+                    String::new()
+                } else {
+                    format!(" in namespace {ns:?}")
+                }
             )));
         }
     }
@@ -220,7 +247,7 @@ fn preflight(
         )));
     }
     let writes: Vec<(String, String, Value)> = store
-        .writes(thread, "", &row.checkpoint_id)?
+        .writes(thread, ns, &row.checkpoint_id)?
         .into_iter()
         .map(|w| (w.task_id, w.channel, w.value.into_value()))
         .collect();
@@ -244,22 +271,26 @@ fn drive(
     sel: &EngineSel,
     input: Input,
     checkpoint: Option<&str>,
+    ns: &str,
 ) -> Result<Driven, CliError> {
     let shape = src.shape();
     let before = breakpoints(&sel.break_before, shape, "--break-before")?
         .unwrap_or_else(|| shape.interrupt_before.clone());
     let after = breakpoints(&sel.break_after, shape, "--break-after")?
         .unwrap_or_else(|| shape.interrupt_after.clone());
-    let out = src.run(RunRequest {
-        thread: sel.thread.clone(),
-        start: Start::Fresh {
-            input,
-            checkpoint: checkpoint.map(str::to_string),
+    let out = src.run_in(
+        RunRequest {
+            thread: sel.thread.clone(),
+            start: Start::Fresh {
+                input,
+                checkpoint: checkpoint.map(str::to_string),
+            },
+            steps: sel.steps,
+            before,
+            after,
         },
-        steps: sel.steps,
-        before,
-        after,
-    });
+        ns,
+    );
     if let Some(e) = out.error {
         return Err(CliError(e.to_string()));
     }
@@ -445,8 +476,8 @@ pub fn run(
                     }
                 },
             };
-            preflight(db, &a.sel.thread, false, None)?;
-            let run = drive(src, &a.sel, Input::Value(input), None)?;
+            preflight(db, &a.sel.thread, "", false, None)?;
+            let run = drive(src, &a.sel, Input::Value(input), None, "")?;
             finish(src, db, &a.sel, run, color, out)
         },
     )
@@ -471,6 +502,7 @@ pub fn resume(
             let pre = preflight(
                 db,
                 &a.sel.thread,
+                &a.ns,
                 a.checkpoint.is_some(),
                 a.checkpoint.as_deref(),
             )?;
@@ -527,7 +559,7 @@ pub fn resume(
                 goto,
                 resume,
             };
-            let run = drive(src, &a.sel, input, a.checkpoint.as_deref())?;
+            let run = drive(src, &a.sel, input, a.checkpoint.as_deref(), &a.ns)?;
             finish(src, db, &a.sel, run, color, out)
         },
     )
@@ -547,8 +579,8 @@ pub fn continue_(
         Some(db),
         Some(&a.sel),
         |src| {
-            preflight(db, &a.sel.thread, true, None)?;
-            let run = drive(src, &a.sel, Input::Continue, None)?;
+            preflight(db, &a.sel.thread, "", true, None)?;
+            let run = drive(src, &a.sel, Input::Continue, None, "")?;
             finish(src, db, &a.sel, run, color, out)
         },
     )
@@ -568,8 +600,8 @@ pub fn replay(
         Some(db),
         Some(&a.sel),
         |src| {
-            preflight(db, &a.sel.thread, true, Some(&a.checkpoint))?;
-            let run = drive(src, &a.sel, Input::Continue, Some(&a.checkpoint))?;
+            preflight(db, &a.sel.thread, &a.ns, true, Some(&a.checkpoint))?;
+            let run = drive(src, &a.sel, Input::Continue, Some(&a.checkpoint), &a.ns)?;
             finish(src, db, &a.sel, run, color, out)
         },
     )
@@ -591,7 +623,8 @@ pub fn update(
         |src| {
             let values = parse_json("--values", &a.values)?;
             let as_node = AsNode::parse(a.as_node.as_deref());
-            if let AsNode::Node(n) = &as_node {
+            // (a subgraph's nodes are checked by its own update_state)
+            if let (AsNode::Node(n), true) = (&as_node, a.ns.is_empty()) {
                 if !is_node(src.shape(), n) {
                     return Err(CliError(format!(
                     "--as-node: InvalidUpdateError: Node {n} does not exist (nodes: __start__, {})",
@@ -599,16 +632,23 @@ pub fn update(
                 )));
                 }
             }
-            preflight(db, &a.sel.thread, false, a.checkpoint.as_deref())?;
+            preflight(db, &a.sel.thread, &a.ns, false, a.checkpoint.as_deref())?;
             let values = if values.is_nil() { None } else { Some(values) };
             // breakpoints are run configuration: checked like the run commands', unused here
             breakpoints(&a.sel.break_before, src.shape(), "--break-before")?;
             breakpoints(&a.sel.break_after, src.shape(), "--break-after")?;
             let id = src
-                .update_state(&a.sel.thread, a.checkpoint.as_deref(), values, as_node)
+                .update_state_in(
+                    &a.sel.thread,
+                    &a.ns,
+                    a.checkpoint.as_deref(),
+                    values,
+                    as_node,
+                )
                 .map_err(|x| CliError(x.to_string()))?;
             let store = Store::open(db, Mode::ReadOnly)?;
-            let th = Thread::open(&store, &a.sel.thread, "", src.topology(""))?;
+            // the state that was updated: the subgraph's, in its namespace
+            let th = Thread::open(&store, &a.sel.thread, &a.ns, src.topology(&a.ns))?;
             let snap = th.show(None)?;
             if a.sel.out.json {
                 let mut j = snap.to_json(ViewOptions::default());

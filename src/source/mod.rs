@@ -205,6 +205,37 @@ pub trait GraphSource {
         as_node: AsNode,
     ) -> Result<String, SourceError>;
 
+    /// `update_state` with a subgraph's config (`checkpoint_ns` = `ns`, `node:<task id>`, nested
+    /// `a:<id>|b:<id>`): LangGraph hands it to that subgraph, which writes its next checkpoint
+    /// in `ns`. `""` is [`GraphSource::update_state`]. Default: only the root is addressable.
+    fn update_state_in(
+        &mut self,
+        thread: &str,
+        ns: &str,
+        checkpoint: Option<&str>,
+        values: Option<rmpv::Value>,
+        as_node: AsNode,
+    ) -> Result<String, SourceError> {
+        if ns.is_empty() {
+            return self.update_state(thread, checkpoint, values, as_node);
+        }
+        Err(not_addressable(ns))
+    }
+
+    /// A run started from a subgraph checkpoint's config (`req.start` is `Fresh` with the
+    /// checkpoint id in namespace `ns`): LangGraph's `invoke(input, config)` with that
+    /// checkpoint's `checkpoint_map` — the root starts from its root checkpoint, the subgraph
+    /// task of `ns` from the checkpoint. `""` is [`GraphSource::run`]. Default: only the root.
+    fn run_in(&mut self, req: RunRequest, ns: &str) -> RunOutcome {
+        if ns.is_empty() {
+            return self.run(req);
+        }
+        RunOutcome {
+            error: Some(not_addressable(ns)),
+            ..RunOutcome::default()
+        }
+    }
+
     /// Abandon the run in progress (the next step starts afresh with `invoke(None)`).
     fn reset(&mut self);
 
@@ -227,4 +258,15 @@ pub trait GraphSource {
     fn gone(&self) -> Option<String> {
         None
     }
+}
+
+/// The error of a source that cannot address a subgraph's checkpoints.
+fn not_addressable(ns: &str) -> SourceError {
+    SourceError::message(
+        format!(
+            "namespace {}: this graph source addresses only the root graph's checkpoints",
+            crate::text::escape(ns)
+        ),
+        "address the root's checkpoint instead (history lists them)",
+    )
 }

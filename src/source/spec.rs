@@ -49,6 +49,8 @@ pub struct SpecSource<'g> {
     pub recursion_limit: i64,
     engine: Option<Engine<'g>>,
     finished: Option<RunOutcome>,
+    /// `run_in` set the engine's checkpoint map for the run it starts.
+    addressed: bool,
 }
 
 impl<'g> SpecSource<'g> {
@@ -63,6 +65,7 @@ impl<'g> SpecSource<'g> {
             recursion_limit: 25,
             engine: None,
             finished: None,
+            addressed: false,
         }
     }
 
@@ -108,6 +111,7 @@ impl GraphSource for SpecSource<'_> {
 
     fn run(&mut self, req: RunRequest) -> RunOutcome {
         let mut out = RunOutcome::default();
+        let addressed = self.addressed;
         let e = match self.engine_for(&req.thread) {
             Ok(e) => e,
             Err(err) => {
@@ -117,6 +121,10 @@ impl GraphSource for SpecSource<'_> {
         };
         e.interrupt_before = req.before;
         e.interrupt_after = req.after;
+        if matches!(req.start, Start::Fresh { .. }) && !addressed {
+            // a checkpoint map is one run's config (a subgraph checkpoint's, `run_in`)
+            e.checkpoint_map.clear();
+        }
         let started = match req.start {
             Start::Fresh { input, checkpoint } => e.start(input, checkpoint.as_deref()),
             Start::Continue if !e.active() => e.start(Input::Continue, None),
@@ -159,6 +167,74 @@ impl GraphSource for SpecSource<'_> {
         // a run in progress is stale after an update: the next step starts afresh
         self.engine = None;
         Ok(r?)
+    }
+
+    fn update_state_in(
+        &mut self,
+        thread: &str,
+        ns: &str,
+        checkpoint: Option<&str>,
+        values: Option<rmpv::Value>,
+        as_node: AsNode,
+    ) -> Result<String, SourceError> {
+        if ns.is_empty() {
+            return self.update_state(thread, checkpoint, values, as_node);
+        }
+        // a run in progress is stale after an update: the next step starts afresh
+        self.engine = None;
+        let store = Store::open(&self.db, Mode::ReadWrite)
+            .map_err(|e| SourceError::message(e.to_string(), ""))?;
+        let mut e = Engine::for_namespace(self.lg, store, thread, ns).ok_or_else(|| {
+            // LangGraph: ValueError: Subgraph <name> not found
+            SourceError::message(
+                format!(
+                    "ValueError: Subgraph {} not found (namespace {})",
+                    crate::text::escape(
+                        ns.rsplit('|')
+                            .next()
+                            .unwrap_or(ns)
+                            .split(':')
+                            .next()
+                            .unwrap_or(ns)
+                    ),
+                    crate::text::escape(ns)
+                ),
+                "the namespace's node is not a subgraph of this spec",
+            )
+        })?;
+        e = e.with_ids(Box::new(self.ids.clone()));
+        e.seed = self.seed;
+        e.recursion_limit = self.recursion_limit;
+        Ok(e.update_state(checkpoint, values, as_node)?)
+    }
+
+    fn run_in(&mut self, mut req: RunRequest, ns: &str) -> RunOutcome {
+        if let (
+            false,
+            Start::Fresh {
+                checkpoint: Some(cp),
+                ..
+            },
+        ) = (ns.is_empty(), &mut req.start)
+        {
+            let addressed = self
+                .engine_for(&req.thread)
+                .and_then(|e| e.address_subgraph(ns, cp).map_err(SourceError::from));
+            match addressed {
+                Ok(root) => *cp = root,
+                Err(err) => {
+                    return RunOutcome {
+                        error: Some(err),
+                        ..RunOutcome::default()
+                    }
+                }
+            }
+        }
+        // without a checkpoint LangGraph drops the namespace: an ordinary run of the root
+        self.addressed = true;
+        let out = self.run(req);
+        self.addressed = false;
+        out
     }
 
     fn reset(&mut self) {

@@ -180,6 +180,22 @@ impl<'s> Thread<'s> {
         let writes = self
             .store
             .writes(&row.thread_id, &row.checkpoint_ns, &row.checkpoint_id)?;
+        // DeltaChannel keys with nothing stored here: LangGraph's get_delta_channel_history
+        let keys: Vec<String> = match &self.topology {
+            Some(t) => t.state_keys.iter().map(|k| k.name.clone()).collect(),
+            None => cp
+                .channel_versions
+                .iter()
+                .map(|(k, _)| k.clone())
+                .filter(|k| !is_reserved_channel(k))
+                .collect(),
+        };
+        let replay = snapshot::delta::keys_to_replay(row, &cp, self.topology.as_ref(), &keys);
+        let delta = if replay.is_empty() {
+            Vec::new()
+        } else {
+            snapshot::delta::history(self.store, row, &replay)?
+        };
         Ok(snapshot::derive(&snapshot::Input {
             row,
             checkpoint: &cp,
@@ -192,6 +208,7 @@ impl<'s> Thread<'s> {
             namespaces: &self.namespaces,
             live,
             channel_order: self.store.keeps_channel_order(),
+            delta: &delta,
         }))
     }
 

@@ -207,6 +207,9 @@ struct Tally {
     threads: usize,
     checkpoints: usize,
     exact_db_only: usize,
+    /// With the graph: DeltaChannel values superstep cannot rebuild (a Python reducer), shown as
+    /// snapshot + writes and warned about.
+    delta_warned: usize,
     failures: Vec<String>,
     warned_fields: std::collections::BTreeMap<String, usize>,
 }
@@ -215,14 +218,16 @@ impl Tally {
     fn report(&self, what: &str) {
         eprintln!(
             "{what}: {} files, {} threads, {} history checkpoints (+{} live states) compared; \
-             DB-only exact on {}/{}; warnings by field {:?}",
+             DB-only exact on {}/{}; warnings by field {:?}; DeltaChannel values of a Python \
+             reducer warned (not rebuilt) with the graph: {}",
             self.files,
             self.threads,
             self.checkpoints,
             self.threads,
             self.exact_db_only,
             self.checkpoints,
-            self.warned_fields
+            self.warned_fields,
+            self.delta_warned
         );
         assert!(
             self.failures.is_empty(),
@@ -277,7 +282,19 @@ fn compare_fixture(name: &str, expected: &Json, store: &Store, tally: &mut Tally
                 if mode == "graph" && label != "live" {
                     tally.checkpoints += 1;
                 }
-                let d = diff(&ours(&snap), theirs);
+                let mut d = diff(&ours(&snap), theirs);
+                if mode == "graph" {
+                    // a DeltaChannel whose reducer is Python code superstep cannot run: the value
+                    // is shown as the snapshot plus the writes since, with a warning saying so
+                    let before = d.len();
+                    d.retain(|f| {
+                        !snap
+                            .warnings
+                            .iter()
+                            .any(|w| w.field == *f && w.message.contains("is a DeltaChannel"))
+                    });
+                    tally.delta_warned += before - d.len();
+                }
                 if mode == "graph" {
                     if !d.is_empty() {
                         tally.failures.push(format!(

@@ -125,6 +125,8 @@ fn most_values_warnings_are_real_and_none_with_the_graph() {
             .warnings
             .iter()
             .filter(|w| !w.message.contains("preview"))
+            // a DeltaChannel with a Python reducer: the graph names it, superstep cannot run it
+            .filter(|w| !w.message.contains("is a DeltaChannel"))
             .map(|w| w.field.as_str())
             .collect();
         if !w.is_empty() {

@@ -1,6 +1,7 @@
 //! Checkpoint + pending writes (+ topology) -> LangGraph's `StateSnapshot` (spec §11), the way
 //! `Pregel._prepare_state_snapshot` builds it. Pure: the caller reads the store.
 
+pub mod delta;
 pub mod legacy;
 mod reducers;
 pub mod topology;
@@ -183,6 +184,9 @@ pub struct Input<'a> {
     /// The store keeps the saver's channel order (SQLite's msgpack blob does; Postgres's JSONB
     /// does not), from which the order of `next` is guessed without a graph.
     pub channel_order: bool,
+    /// DeltaChannel keys this checkpoint stores no value for: their ancestors' history
+    /// ([`delta::history`] of [`delta::keys_to_replay`]).
+    pub delta: &'a [delta::DeltaHistory],
 }
 
 struct PlannedTask {
@@ -638,7 +642,19 @@ pub fn derive(input: &Input) -> Snapshot {
     let mut values: Vec<(String, Value)> = Vec::new();
     for k in &state_keys {
         if let Some(v) = cp.value(k) {
-            values.push((k.clone(), v.clone()));
+            // a DeltaChannel's snapshot blob holds the value itself
+            values.push((
+                k.clone(),
+                delta::snapshot_content(v).unwrap_or_else(|| v.clone()),
+            ));
+        } else if let Some(h) = input.delta.iter().find(|h| h.key == *k) {
+            let default = input
+                .topology
+                .and_then(|t| t.key(k))
+                .and_then(|k| k.default.clone());
+            let (v, w) = delta::rebuild(h, input.topology, default);
+            values.push((k.clone(), v));
+            warnings.extend(w);
         } else if let Some(d) = input
             .topology
             .and_then(|t| t.key(k))

@@ -211,3 +211,94 @@ fn a_bad_subgraph_address_is_one_line_and_changes_nothing() {
         );
     }
 }
+
+/// The TUI in an opened subgraph namespace (`s`): `u` is the subgraph's update_state and `t` time
+/// travel from its checkpoint, writing the rows `update --ns` / `replay --ns` write (which the test
+/// above checks against LangGraph); stepping stays refused there.
+#[test]
+fn the_tui_updates_and_time_travels_inside_a_subgraph_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tui, cli) = (dir.path().join("tui.sqlite"), dir.path().join("cli.sqlite"));
+    let g = root().join("graphs/subgraph.json");
+    let g = g.to_str().unwrap();
+    // paused at the subgraph's interrupt: the newest root checkpoint has the subgraph task
+    for db in [&tui, &cli] {
+        ok(&["--db", db.to_str().unwrap(), "run", g, "-t", "t"]);
+    }
+    let tdb = tui.to_str().unwrap();
+    // in the namespace: stepping is refused with a message, the file is unchanged
+    let before = dir_state(dir.path());
+    let f = ok(&[g, "--db", tdb, "-t", "t", "--print", "--keys", "s n"]);
+    assert!(
+        f.contains("t (time travel) and u (update) work here"),
+        "{f}"
+    );
+    assert_eq!(before, dir_state(dir.path()));
+    // u: update_state on the subgraph's newest checkpoint
+    let f = ok(&[
+        g,
+        "--db",
+        tdb,
+        "-t",
+        "t",
+        "--print",
+        "--keys",
+        r#"s u {"topic":"from_the_tui"}<Enter>"#,
+    ]);
+    assert!(f.contains("the subgraph resumes from it"), "{f}");
+    let ns = interview_ns(&tui, "t");
+    // (task ids hash each DB's own checkpoint ids: the namespaces differ)
+    let cli_ns = interview_ns(&cli, "t");
+    ok(&[
+        "--db",
+        cli.to_str().unwrap(),
+        "update",
+        g,
+        "-t",
+        "t",
+        "--ns",
+        &cli_ns,
+        "--values",
+        r#"{"topic": "from_the_tui"}"#,
+    ]);
+    // :travel (t on the checkpoint it selects) to the subgraph's checkpoint #1, y to confirm
+    // (the TUI writes the fork), c to run on in the same session (the CLI's replay runs on)
+    let tui_at = nth(&tui, "t", &ns, 1);
+    let keys = format!("s :travel<Space>{tui_at}<Enter> y c");
+    let f = ok(&[g, "--db", tdb, "-t", "t", "--print", "--keys", &keys]);
+    assert!(f.contains("paused: interrupt in interview"), "{f}");
+    let at = nth(&cli, "t", &cli_ns, 1);
+    ok(&[
+        "--db",
+        cli.to_str().unwrap(),
+        "replay",
+        g,
+        "-t",
+        "t",
+        "--ns",
+        &cli_ns,
+        "--checkpoint",
+        &at,
+    ]);
+    let lg = superstep::spec::load(&root().join("graphs/subgraph.json")).unwrap();
+    let norm = Normalizer::new(&lg);
+    let names = vec!["t".to_string()];
+    let (a, b) = (
+        norm.normalize_threads(&tui, Some(&names)),
+        norm.normalize_threads(&cli, Some(&names)),
+    );
+    if let Some(d) = first_diff(&a, &b, "tui-vs-cli") {
+        panic!("the TUI's rows differ from the CLI's: {d}");
+    }
+    // both wrote the update and the fork
+    let c = read_only(&tui);
+    let updates: i64 = c
+        .query_row(
+            "SELECT count(*) FROM checkpoints WHERE thread_id='t' AND checkpoint_ns=? \
+             AND json_extract(CAST(metadata AS TEXT), '$.source')='update'",
+            [&ns],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(updates, 1);
+}

@@ -288,11 +288,16 @@ pub enum Effect {
     /// Replay from an older checkpoint: LangGraph writes a fork and runs from it.
     TimeTravel {
         thread: String,
+        /// The namespace `checkpoint` lives in (`""`: the root; a subgraph's: LangGraph's run
+        /// from that subgraph checkpoint's config).
+        ns: String,
         checkpoint: String,
         breaks: Breaks,
     },
     UpdateState {
         thread: String,
+        /// `""`: the root graph; a subgraph's namespace: its own update_state.
+        ns: String,
         checkpoint: Option<String>,
         values: Json,
         as_node: Option<String>,

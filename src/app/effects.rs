@@ -382,6 +382,11 @@ impl<'g> Runtime<'g> {
     }
 
     fn reload(&self, thread: &str, select: Option<&str>) -> Vec<Action> {
+        self.reload_in(thread, "", select)
+    }
+
+    /// [`Runtime::reload`] in namespace `ns`.
+    fn reload_in(&self, thread: &str, ns: &str, select: Option<&str>) -> Vec<Action> {
         let mut out = Vec::new();
         match self.threads() {
             Ok((t, more)) => out.push(Action::ThreadsLoaded(t, more)),
@@ -390,7 +395,7 @@ impl<'g> Runtime<'g> {
                 hint: String::new(),
             }),
         }
-        match self.thread_data(thread, "", select) {
+        match self.thread_data(thread, ns, select) {
             Ok(d) => out.push(Action::ThreadLoaded(Box::new(d))),
             Err(e) => out.push(inspect_error(e)),
         }
@@ -665,10 +670,12 @@ impl<'g> Runtime<'g> {
             }
             Effect::TimeTravel {
                 thread,
+                ns,
                 checkpoint,
                 breaks,
-            } => self.drive(
+            } => self.drive_in(
                 &thread,
+                &ns,
                 RunKind::TimeTravel,
                 Start::Fresh {
                     input: Input::Continue,
@@ -679,6 +686,7 @@ impl<'g> Runtime<'g> {
             ),
             Effect::UpdateState {
                 thread,
+                ns,
                 checkpoint,
                 values,
                 as_node,
@@ -696,8 +704,9 @@ impl<'g> Runtime<'g> {
                     Ok(s) => s,
                     Err(a) => return vec![a],
                 };
-                let r = src.update_state(
+                let r = src.update_state_in(
                     &thread,
+                    &ns,
                     checkpoint.as_deref(),
                     values,
                     AsNode::parse(as_node.as_deref()),
@@ -708,7 +717,8 @@ impl<'g> Runtime<'g> {
                             checkpoint: id.clone(),
                             as_node: label,
                         }];
-                        out.extend(self.reload(&thread, Some(&id)));
+                        // the new checkpoint is in the namespace that was updated
+                        out.extend(self.reload_in(&thread, &ns, Some(&id)));
                         out
                     }
                     Err(e) => vec![source_error(&e)],
@@ -876,17 +886,37 @@ impl<'g> Runtime<'g> {
         breaks: Breaks,
         steps: Option<usize>,
     ) -> Vec<Action> {
+        self.drive_in(thread, "", kind, start, breaks, steps)
+    }
+
+    /// [`Runtime::drive`] from a checkpoint in namespace `ns` (a subgraph checkpoint's config:
+    /// the run is the root graph's, so the root is shown afterwards).
+    fn drive_in(
+        &mut self,
+        thread: &str,
+        ns: &str,
+        kind: RunKind,
+        start: Start,
+        breaks: Breaks,
+        steps: Option<usize>,
+    ) -> Vec<Action> {
         let src = match self.source_mut() {
             Ok(s) => s,
             Err(a) => return vec![a],
         };
-        src.begin(RunRequest {
+        let req = RunRequest {
             thread: thread.to_string(),
             start,
             steps,
             before: breaks.before,
             after: breaks.after,
-        });
+        };
+        if !ns.is_empty() {
+            // run_in is blocking: its outcome is handled like a finished begin's
+            let out = src.run_in(req, ns);
+            return self.finished(kind, thread, out);
+        }
+        src.begin(req);
         let what = match &kind {
             RunKind::Step(1) => "step".to_string(),
             RunKind::Step(n) => format!("{n} steps"),

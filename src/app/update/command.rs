@@ -2,7 +2,7 @@
 //! Effects the keys produce.
 
 use super::breakpoints::toggle_break;
-use super::run::{breaks, debug_thread};
+use super::run::{breaks, debug_target, debug_thread};
 use super::search::search;
 use super::{say, update, READ_ONLY};
 use crate::app::action::{Action, Effect, ResumeArg};
@@ -220,7 +220,7 @@ pub(super) fn command(s: &mut AppState, text: &str) -> Vec<Effect> {
             reload_selected(s)
         }
         "update" | "u" => {
-            let Some(thread) = debug_thread(s) else {
+            let Some(thread) = debug_target(s) else {
                 return vec![];
             };
             let (node, json) = match arg.split_once(char::is_whitespace) {
@@ -230,7 +230,7 @@ pub(super) fn command(s: &mut AppState, text: &str) -> Vec<Effect> {
             if json.is_empty() {
                 return update(s, Action::OpenUpdate);
             }
-            if let Some(n) = &node {
+            if let (Some(n), true) = (&node, s.ns.is_empty()) {
                 let known = s.graph.nodes.iter().any(|x| &x.name == n)
                     || ["__input__", "__copy__", "__end__", "__start__"].contains(&n.as_str());
                 if !known {
@@ -244,6 +244,7 @@ pub(super) fn command(s: &mut AppState, text: &str) -> Vec<Effect> {
                     let checkpoint = (row > 0).then(|| s.history[row].id.clone());
                     vec![Effect::UpdateState {
                         thread,
+                        ns: s.ns.clone(),
                         checkpoint,
                         values,
                         as_node: node,

@@ -2,7 +2,7 @@
 //! picker, search, command), editing their fields, and what Enter / y does in each.
 
 use super::command::command;
-use super::run::{breaks, debug_thread};
+use super::run::{breaks, debug_target, debug_thread};
 use super::search::search;
 use super::{say, update, READ_ONLY};
 use crate::app::action::{Action, Effect, HistoryEntry, InputKey, ResumeArg};
@@ -148,12 +148,13 @@ pub(super) fn submit(s: &mut AppState) -> Vec<Effect> {
                     return vec![];
                 }
             };
-            let Some(thread) = debug_thread(s) else {
+            let Some(thread) = debug_target(s) else {
                 return vec![];
             };
             s.modal = None;
             vec![Effect::UpdateState {
                 thread,
+                ns: s.ns.clone(),
                 checkpoint,
                 values,
                 as_node,
@@ -256,7 +257,7 @@ pub(super) fn open_resume(s: &mut AppState) {
 
 /// `t`: first focus History to pick the checkpoint, then confirm what replaying will do.
 pub(super) fn open_time_travel(s: &mut AppState) {
-    if debug_thread(s).is_none() {
+    if debug_target(s).is_none() {
         return;
     }
     if s.focus != Pane::History {
@@ -281,7 +282,7 @@ pub(super) fn open_time_travel(s: &mut AppState) {
 
 /// `u`: update_state on the selected checkpoint, as a node picked with Tab.
 pub(super) fn open_update(s: &mut AppState) {
-    if debug_thread(s).is_none() {
+    if debug_target(s).is_none() {
         return;
     }
     let Some(h) = s.selected_history().cloned() else {
@@ -290,7 +291,10 @@ pub(super) fn open_update(s: &mut AppState) {
     };
     let latest = s.selected(Pane::History) == 0;
     let mut as_nodes = vec!["(inferred)".to_string()];
-    as_nodes.extend(s.graph.nodes.iter().map(|n| n.name.clone()));
+    // in a subgraph namespace the subgraph's own update_state checks the node
+    if s.ns.is_empty() {
+        as_nodes.extend(s.graph.nodes.iter().map(|n| n.name.clone()));
+    }
     as_nodes.extend(["__input__", "__copy__", "__end__"].map(String::from));
     s.modal = Some(Modal::Update {
         checkpoint: (!latest).then(|| h.id.clone()),
@@ -412,11 +416,12 @@ pub(super) fn next_field(s: &mut AppState, fwd: bool) {
 /// `y` on the time-travel confirmation: replay from the checkpoint.
 pub(super) fn confirm(s: &mut AppState) -> Vec<Effect> {
     if let Some(Modal::ConfirmTravel { checkpoint, .. }) = s.modal.take() {
-        let Some(thread) = debug_thread(s) else {
+        let Some(thread) = debug_target(s) else {
             return vec![];
         };
         return vec![Effect::TimeTravel {
             thread,
+            ns: s.ns.clone(),
             checkpoint,
             breaks: breaks(s),
         }];

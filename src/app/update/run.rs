@@ -18,6 +18,19 @@ pub(super) fn breaks(s: &AppState) -> Breaks {
     }
 }
 
+/// The thread for time travel and update_state, which LangGraph also takes on a subgraph's
+/// config: like [`debug_thread`], but an opened subgraph namespace is allowed.
+pub(super) fn debug_target(s: &mut AppState) -> Option<String> {
+    if s.ns.is_empty() {
+        return debug_thread(s);
+    }
+    if s.mode == Mode::Inspect {
+        say(s, Level::Warn, READ_ONLY);
+        return None;
+    }
+    s.thread.clone()
+}
+
 /// The thread to act on in debug mode, or why there is none.
 pub(super) fn debug_thread(s: &mut AppState) -> Option<String> {
     if s.mode == Mode::Inspect {
@@ -26,7 +39,7 @@ pub(super) fn debug_thread(s: &mut AppState) -> Option<String> {
     }
     if !s.ns.is_empty() {
         let text = format!(
-            "viewing subgraph namespace {} (read-only): Backspace returns to the root graph to run it",
+            "viewing subgraph namespace {}: t (time travel) and u (update) work here; Backspace returns to the root graph to step it",
             s.ns
         );
         say(s, Level::Warn, text);
@@ -405,11 +418,16 @@ pub(super) fn failed(s: &mut AppState, error: String, hint: String) {
 /// update_state wrote a checkpoint.
 pub(super) fn state_updated(s: &mut AppState, checkpoint: String, as_node: String) {
     s.run_pause = None;
+    let next = if s.ns.is_empty() {
+        "n/c run from it"
+    } else {
+        "the subgraph resumes from it: Backspace, then n/c/r run the root"
+    };
     say(
         s,
         Level::Info,
         format!(
-            "update_state as {as_node}: new checkpoint {} — n/c run from it",
+            "update_state as {as_node}: new checkpoint {} — {next}",
             short_id(&checkpoint)
         ),
     );

@@ -250,6 +250,7 @@ fn update_state_uses_the_picked_as_node_and_the_selected_checkpoint() {
         e,
         vec![Effect::UpdateState {
             thread: "t1".into(),
+            ns: String::new(),
             checkpoint: Some("c1".into()),
             values: json!({"draft": 1}),
             as_node: Some("approve".into()),

@@ -111,7 +111,7 @@ reexec_if_needed(args)
 sys.path.insert(0, DIFF)
 import run_twin  # noqa: E402
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
-from run_twin import ScenarioError, checkpoint_id, finalize_db, fresh_db, pending_interrupt_id, play_op, sql  # noqa: E402
+from run_twin import ScenarioError, checkpoint_id, finalize_db, fresh_db, namespace, pending_interrupt_id, play_op, sql  # noqa: E402
 from twin import build_graph, load_spec  # noqa: E402
 
 
@@ -181,10 +181,18 @@ class SuperstepSide:
         kind = op["op"]
         base = ["--db", db]
         sel = [self.spec_path, "-t", thread, "--seed", str(self.seed)]
+        # a subgraph's config: --ns and a checkpoint counted in that namespace (without a
+        # checkpoint LangGraph drops the namespace of a run; update_state keeps it)
+        ns = namespace(conn, thread, op["ns"]) if op.get("ns") is not None else ""
+        at = (lambda: checkpoint_id(conn, thread, op["checkpoint"], ns))
+        addressed = ns != "" and op.get("checkpoint") is not None
+        nsf = ["--ns", ns] if addressed else []
         if kind == "update":
             a = [self.binary, *base, "update", *sel, "--json", "--values", _jdump(op.get("values"))]
+            if ns:
+                a += ["--ns", ns]
             if op.get("checkpoint") is not None:
-                a += ["--checkpoint", checkpoint_id(conn, thread, op["checkpoint"])]
+                a += ["--checkpoint", at()]
             as_node = op.get("as_node")
             if as_node == "END":
                 as_node = "__end__"
@@ -199,13 +207,12 @@ class SuperstepSide:
             return a
         if kind in ("continue", "replay"):
             if op.get("checkpoint") is not None:
-                cid = checkpoint_id(conn, thread, op["checkpoint"])
-                return [self.binary, *base, "replay", *sel, "--json", *brk, "--checkpoint", cid]
+                return [self.binary, *base, "replay", *sel, "--json", *brk, *nsf, "--checkpoint", at()]
             return [self.binary, *base, "continue", *sel, "--json", *brk]
         # resume / command
-        a = [self.binary, *base, "resume", *sel, "--json", *brk]
+        a = [self.binary, *base, "resume", *sel, "--json", *brk, *nsf]
         if op.get("checkpoint") is not None:
-            a += ["--checkpoint", checkpoint_id(conn, thread, op["checkpoint"])]
+            a += ["--checkpoint", at()]
         if "value" in op:
             a += ["--value", _jdump(op["value"])]
         elif "ids" in op:

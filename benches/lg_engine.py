@@ -1,11 +1,12 @@
 """LangGraph side of the engine benchmark: the loop graph (graphs/loop.json semantics) for N supersteps
 with SqliteSaver at a given SQLite setting. Prints one JSON line.
 
-    python benches/lg_engine.py --n 1000 --mode full|normal|memory --db /tmp/x.sqlite
+    python benches/lg_engine.py --n 1000 --mode full|normal|memory --db /tmp/x.sqlite [--delta]
 """
 import argparse, json, operator, os, sqlite3, sys, time
 from typing import Annotated, Any, TypedDict
 
+from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 
@@ -15,6 +16,21 @@ class State(TypedDict):
     limit: Any
     note: Any
     log: Annotated[list, operator.add]
+
+
+def extend_all(state, writes):
+    """operator.add over a batch: the DeltaChannel form of the loop graph's `log` reducer."""
+    out = list(state)
+    for w in writes:
+        out.extend(w)
+    return out
+
+
+class DeltaState(TypedDict):
+    n: Any
+    limit: Any
+    note: Any
+    log: Annotated[list, DeltaChannel(extend_all, snapshot_frequency=100)]
 
 
 def count(state):
@@ -31,6 +47,7 @@ def main():
     ap.add_argument("--n", type=int, required=True)
     ap.add_argument("--mode", choices=["full", "normal", "memory"], required=True)
     ap.add_argument("--db", required=True)
+    ap.add_argument("--delta", action="store_true", help="log as DeltaChannel(snapshot_frequency=100)")
     a = ap.parse_args()
     if a.mode == "memory":
         conn = sqlite3.connect(":memory:", check_same_thread=False)
@@ -55,7 +72,7 @@ def main():
         return put_writes(*args, **kw)
 
     saver.put, saver.put_writes = counted_put, counted_put_writes
-    g = (StateGraph(State).add_node("count", count).add_edge(START, "count")
+    g = (StateGraph(DeltaState if a.delta else State).add_node("count", count).add_edge(START, "count")
          .add_conditional_edges("count", route, {"again": "count", "stop": END}).compile(checkpointer=saver))
     cfg = {"configurable": {"thread_id": "bench"}, "recursion_limit": a.n + 10}
     t0 = time.perf_counter()

@@ -12,12 +12,27 @@ pub fn xxh3_hex(bytes: &[u8]) -> String {
 
 /// `_xxhash_str(namespace, *parts)`: XXH3-128 over the 16 id bytes followed by the parts,
 /// formatted 8-4-4-4-12 (not a valid RFC uuid).
-pub fn xxhash_str(checkpoint_id: &Uuid, parts: &[&str]) -> String {
+pub fn xxhash_str<S: AsRef<str>>(checkpoint_id: &Uuid, parts: &[S]) -> String {
     let mut buf = checkpoint_id.as_bytes().to_vec();
     for p in parts {
-        buf.extend_from_slice(p.as_bytes());
+        buf.extend_from_slice(p.as_ref().as_bytes());
     }
-    let h = xxh3_hex(&buf);
+    dashed(&xxh3_hex(&buf))
+}
+
+/// LangGraph 0.2's `_uuid5_str(namespace, *parts)`: SHA-1 over the 16 id bytes followed by the
+/// parts, formatted 8-4-4-4-12 (no version bits: not a valid RFC uuid).
+pub fn uuid5_str<S: AsRef<str>>(checkpoint_id: &Uuid, parts: &[S]) -> String {
+    let mut sha = sha1_smol::Sha1::new();
+    sha.update(checkpoint_id.as_bytes());
+    for p in parts {
+        sha.update(p.as_ref().as_bytes());
+    }
+    dashed(&sha.digest().to_string())
+}
+
+/// The first 32 hex digits of a digest as 8-4-4-4-12.
+fn dashed(h: &str) -> String {
     format!(
         "{}-{}-{}-{}-{}",
         &h[..8],
@@ -28,23 +43,30 @@ pub fn xxhash_str(checkpoint_id: &Uuid, parts: &[&str]) -> String {
     )
 }
 
-/// LangGraph 0.2's `_uuid5_str(namespace, *parts)`: SHA-1 over the 16 id bytes followed by the
-/// parts, formatted 8-4-4-4-12 (no version bits: not a valid RFC uuid).
-pub fn uuid5_str(checkpoint_id: &Uuid, parts: &[&str]) -> String {
-    let mut sha = sha1_smol::Sha1::new();
-    sha.update(checkpoint_id.as_bytes());
-    for p in parts {
-        sha.update(p.as_bytes());
-    }
-    let h = sha.digest().to_string();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
+/// What a PULL task's id hashes: `ns, step, name, "__pregel_pull"`, then the triggers sorted
+/// (LangGraph 0.2: the triggers that fired).
+fn pull_parts(parent_ns: &str, step: i64, name: &str, triggers: &[String]) -> Vec<String> {
+    let mut sorted: Vec<&String> = triggers.iter().collect();
+    sorted.sort_unstable();
+    let mut parts = vec![
+        id_ns(parent_ns, name),
+        step.to_string(),
+        name.to_string(),
+        "__pregel_pull".to_string(),
+    ];
+    parts.extend(sorted.into_iter().cloned());
+    parts
+}
+
+/// What a PUSH task's id hashes: `ns, step, node, "__pregel_push", idx`.
+fn push_parts(parent_ns: &str, step: i64, node: &str, idx: usize) -> Vec<String> {
+    vec![
+        id_ns(parent_ns, node),
+        step.to_string(),
+        node.to_string(),
+        "__pregel_push".to_string(),
+        idx.to_string(),
+    ]
 }
 
 /// Id of a PULL task in LangGraph 0.2: the hash covers only the triggers that fired, sorted.
@@ -55,13 +77,7 @@ pub fn legacy_pull_task_id(
     name: &str,
     fired: &[String],
 ) -> String {
-    let ns = id_ns(parent_ns, name);
-    let step = step.to_string();
-    let mut sorted: Vec<&str> = fired.iter().map(String::as_str).collect();
-    sorted.sort_unstable();
-    let mut parts = vec![ns.as_str(), step.as_str(), name, "__pregel_pull"];
-    parts.extend(sorted);
-    uuid5_str(checkpoint_id, &parts)
+    uuid5_str(checkpoint_id, &pull_parts(parent_ns, step, name, fired))
 }
 
 /// Id of a PUSH task (the `idx`-th of `pending_sends`) in LangGraph 0.2.
@@ -72,19 +88,7 @@ pub fn legacy_push_task_id(
     node: &str,
     idx: usize,
 ) -> String {
-    let ns = id_ns(parent_ns, node);
-    let step = step.to_string();
-    let idx = idx.to_string();
-    uuid5_str(
-        checkpoint_id,
-        &[
-            ns.as_str(),
-            step.as_str(),
-            node,
-            "__pregel_push",
-            idx.as_str(),
-        ],
-    )
+    uuid5_str(checkpoint_id, &push_parts(parent_ns, step, node, idx))
 }
 
 /// `checkpoint_ns` part of a task id: `parent_ns|name`, or `name` at the root.
@@ -104,13 +108,7 @@ pub fn pull_task_id(
     name: &str,
     triggers: &[String],
 ) -> String {
-    let ns = id_ns(parent_ns, name);
-    let step = step.to_string();
-    let mut sorted: Vec<&str> = triggers.iter().map(String::as_str).collect();
-    sorted.sort_unstable();
-    let mut parts = vec![ns.as_str(), step.as_str(), name, "__pregel_pull"];
-    parts.extend(sorted);
-    xxhash_str(checkpoint_id, &parts)
+    xxhash_str(checkpoint_id, &pull_parts(parent_ns, step, name, triggers))
 }
 
 /// Id of a PUSH task created by the `idx`-th `Send` in `__pregel_tasks`, spec §5.2.
@@ -121,19 +119,7 @@ pub fn push_task_id(
     node: &str,
     idx: usize,
 ) -> String {
-    let ns = id_ns(parent_ns, node);
-    let step = step.to_string();
-    let idx = idx.to_string();
-    xxhash_str(
-        checkpoint_id,
-        &[
-            ns.as_str(),
-            step.as_str(),
-            node,
-            "__pregel_push",
-            idx.as_str(),
-        ],
-    )
+    xxhash_str(checkpoint_id, &push_parts(parent_ns, step, node, idx))
 }
 
 /// Interrupt id, spec §5.6: `xxh3(task_ns)` for the first interrupt of a task, `xxh3(task_ns|k)`

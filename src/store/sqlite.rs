@@ -100,6 +100,60 @@ impl Drop for PrivateCopy {
     }
 }
 
+/// A descriptor of `path` for superstep's own looks at a database (its header, its lock bytes),
+/// opened once per file and **never closed**. POSIX drops every `fcntl` lock a process holds on a
+/// file when *any* of its descriptors of that file is closed — SQLite's too: a connection of this
+/// process to the same file (the engine's writer beside a reader, the TUI's) would silently lose
+/// its locks. On the `-shm` that is the dead-man-switch lock: another process then believes it
+/// is the first, truncates the `-shm` this process has mapped, and our next access dies with
+/// SIGBUS (seen as `continue` killed by signal 7 when two CLI steppers raced). SQLite's own unix
+/// VFS defers closing for the same reason. Keyed by (device, inode): a file replaced under the
+/// path is another entry; the table grows by one small entry per distinct file looked at.
+#[cfg(unix)]
+fn probe(path: &Path) -> std::io::Result<Arc<std::fs::File>> {
+    use std::sync::{Mutex, OnceLock};
+    type Kept = HashMap<(u64, u64), Arc<std::fs::File>>;
+    static OPEN: OnceLock<Mutex<Kept>> = OnceLock::new();
+    let table = OPEN.get_or_init(Default::default);
+    let mut table = table.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(f) = file_ident(path).ok().and_then(|id| table.get(&id)) {
+        return Ok(f.clone());
+    }
+    let f = Arc::new(std::fs::File::open(path)?);
+    let id = {
+        use std::os::unix::fs::MetadataExt;
+        let m = f.metadata()?;
+        (m.dev(), m.ino())
+    };
+    match table.entry(id) {
+        // the path changed between stat and open to a file already kept: use the kept one, and
+        // keep the new descriptor open as well (closing it would drop the locks, as above)
+        std::collections::hash_map::Entry::Occupied(e) => {
+            std::mem::forget(f);
+            Ok(e.get().clone())
+        }
+        std::collections::hash_map::Entry::Vacant(e) => Ok(e.insert(f).clone()),
+    }
+}
+
+#[cfg(not(unix))]
+fn probe(path: &Path) -> std::io::Result<Arc<std::fs::File>> {
+    std::fs::File::open(path).map(Arc::new)
+}
+
+#[cfg(unix)]
+fn read_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(f, buf, at)
+}
+
+#[cfg(not(unix))]
+fn read_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f: &std::fs::File = f;
+    f.seek(SeekFrom::Start(at))?;
+    f.read(buf)
+}
+
 /// Whether some process has the WAL-mode database open: it holds a read lock on the `-shm`
 /// file's dead-man-switch byte (SQLite's unix VFS: offset 128), or a lock on the database
 /// file's lock bytes (offset 2^30, 512 bytes). No `-shm` file means no shared-memory reader.
@@ -107,7 +161,7 @@ impl Drop for PrivateCopy {
 fn wal_in_use(path: &Path) -> bool {
     fn locked(file: &Path, start: i64, len: i64) -> bool {
         use std::os::unix::io::AsRawFd;
-        let Ok(f) = std::fs::File::open(file) else {
+        let Ok(f) = probe(file) else {
             return false;
         };
         // SAFETY: a zeroed flock is a valid argument; F_GETLK only fills it in
@@ -1085,16 +1139,15 @@ fn writable(path: &Path) -> bool {
 /// Reject files that are not SQLite before SQLite sees them; returns whether the header says
 /// WAL mode (file format version bytes 18/19 = 2).
 fn check_header(path: &Path) -> Result<bool, StoreError> {
-    use std::io::Read;
     let shown = path.display().to_string();
-    let mut f = std::fs::File::open(path).map_err(|e| StoreError::Sqlite {
+    let f = probe(path).map_err(|e| StoreError::Sqlite {
         path: shown.clone(),
         detail: e.to_string(),
     })?;
     let mut head = [0u8; 20];
     let mut n = 0;
     while n < head.len() {
-        let k = f.read(&mut head[n..]).map_err(|e| StoreError::Sqlite {
+        let k = read_at(&f, &mut head[n..], n as u64).map_err(|e| StoreError::Sqlite {
             path: shown.clone(),
             detail: e.to_string(),
         })?;

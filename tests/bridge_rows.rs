@@ -332,6 +332,7 @@ scenarios!(
     update_state_as_node,
     send,
     subgraph_interrupt,
+    subgraph_breakpoint,
     error_retry,
     async_graph,
     factory,

@@ -639,6 +639,36 @@ class Run:
             "pause": pause,
         }
 
+    def _inside(self, names):
+        """The breakpoint inside a subgraph task that stopped the run: {"kind": "before" |
+        "after", "nodes": ["node (in task)", ...]} from the subgraph's own state."""
+        g = self.s.graph
+        cfg = {"configurable": {"thread_id": self.thread}}
+        try:
+            st = self.s.aloop.run_until_complete(g.aget_state(cfg, subgraphs=True)) if self.is_async else g.get_state(cfg, subgraphs=True)
+            subs = dict(g.get_subgraphs(recurse=True))
+        except Exception:
+            return None
+        found, kind = [], "after"
+
+        def walk(snap, path):
+            nonlocal kind
+            for t in snap.tasks:
+                sub = t.state if hasattr(t.state, "next") else None
+                if sub is None or not (path or t.name in names):
+                    continue
+                here = path + [t.name]
+                if sub.next and not any(getattr(x.state, "next", None) for x in sub.tasks):
+                    graph = subs.get("|".join(here)) or subs.get(t.name)
+                    bb = getattr(graph, "interrupt_before_nodes", None) or []
+                    if any(bb == "*" or n in bb for n in sub.next):
+                        kind = "before"
+                    found.extend(f"{n} (in {'/'.join(here)})" for n in sub.next)
+                walk(sub, here)
+
+        walk(st, [])
+        return {"kind": kind, "nodes": found} if found else None
+
     def _end_pause(self, report_tasks, status):
         interrupts = []
         for t in report_tasks:
@@ -647,6 +677,13 @@ class Run:
                 interrupts.append({"node": t["name"], **o["interrupt"]})
         if interrupts:
             return {"kind": "interrupt", "interrupts": interrupts}
+        # a task that started and never finished, in a run that ended without error: a
+        # breakpoint inside its subgraph stopped it (LangGraph ends the parent's stream there)
+        stopped = [t["name"] for t in report_tasks if t["id"] in self.order and t["id"] not in self.results and t["outcome"] == "done"]
+        if stopped:
+            inside = self._inside(set(stopped))
+            if inside is not None:
+                return inside
         if status == "interrupt_after":
             names = [t["name"] for t in report_tasks if matches(self.effective_after, t["name"])]
             return {"kind": "after", "nodes": names}

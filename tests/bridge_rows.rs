@@ -357,4 +357,5 @@ pg_scenarios!(
     pg_factory => "factory",
     pg_factory_context_manager => "factory_context_manager",
     pg_own_checkpointer => "own_checkpointer",
+    pg_subgraph_breakpoint => "subgraph_breakpoint",
 );

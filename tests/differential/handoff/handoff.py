@@ -629,6 +629,18 @@ def run_graph(name: str, repo: str, out: str, superstep: str, report: dict, pg: 
         })
 
 
+# Graphs whose pure LangGraph run is not reproducible, so a mixed thread cannot be held to it.
+UNSTABLE_REFERENCE = {
+    "aliasing": "LangGraph's own rows for it are not reproducible: 4 of 12 hand-off runs of this graph "
+                "mismatched on a task result, differently each time (likely: nodes mutate the state in "
+                "place while the previous checkpoint is still serialised in the background); the "
+                "differential suite compares it with one recorded run",
+    "sub_error": "LangGraph's own rows for it are not reproducible: the subgraph runs flaky beside strict, "
+                 "which fails; whether flaky's write is saved before the step fails is timing (a hand-off "
+                 "run mismatched on fixed_by_update@1: flaky's write present in one run, absent in the other)",
+}
+
+
 def main() -> int:
     repo = os.path.abspath(args.repo)
     out = os.path.abspath(args.out)
@@ -641,6 +653,10 @@ def main() -> int:
         graphs = [g.strip() for g in args.graphs.split(",") if g.strip()]
     else:
         graphs = sorted(f[:-5] for f in os.listdir(scen_dir) if f.endswith(".json"))
+        for g, why in UNSTABLE_REFERENCE.items():
+            if g in graphs:
+                graphs.remove(g)
+                print(f"SKIP      {g}: {why} (name it in --graphs to play it anyway)")
     os.makedirs(out, exist_ok=True)
     report = {"threads": [], "skipped": [], "manifest": [], "timings": {}}
     t_all = time.monotonic()

@@ -86,17 +86,12 @@ pub struct Running {
     pub cancelling: bool,
 }
 
-/// One chunk of what a node printed or logged (Python graphs), by task and attempt.
+/// One chunk of what a node printed or logged (Python graphs), with the step it ran in (`-1`:
+/// outside any task, e.g. the module's import).
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutputLine {
     pub step: i64,
-    pub task_id: String,
-    pub node: String,
-    pub ns: String,
-    pub attempt: u32,
-    /// `stdout` / `stderr`.
-    pub stream: String,
-    pub text: String,
+    pub out: crate::source::TaskOutput,
 }
 
 /// Break-before or break-after: every node (`*`) or a set of nodes.

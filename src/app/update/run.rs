@@ -125,12 +125,7 @@ pub(super) fn keep_output(
             .map_or(-1, |rep| rep.step);
         s.output.push(OutputLine {
             step,
-            task_id: out.task_id.clone(),
-            node: out.node.clone(),
-            ns: out.ns.clone(),
-            attempt: out.attempt,
-            stream: out.stream.clone(),
-            text: out.text.clone(),
+            out: out.clone(),
         });
     }
 }

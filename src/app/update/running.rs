@@ -101,15 +101,16 @@ pub(super) fn open_output(s: &mut AppState) -> Vec<Effect> {
     }
     let mut lines = Vec::new();
     let mut last: Option<(i64, &str, u32)> = None;
-    for o in &s.output {
-        let key = (o.step, o.task_id.as_str(), o.attempt);
+    for line in &s.output {
+        let o = &line.out;
+        let key = (line.step, o.task_id.as_str(), o.attempt);
         if last != Some(key) {
             lines.push(if o.task_id.is_empty() {
                 "outside any node (the module's import, the bridge)".to_string()
             } else {
                 format!(
                     "step {} · {}{} · task {} · attempt {}",
-                    o.step,
+                    line.step,
                     o.node,
                     if o.ns.is_empty() {
                         String::new()

@@ -28,10 +28,15 @@ struct Session {
 impl Session {
     /// Read-only inspect mode on a copy of the agent fixture, on `thread`.
     fn open(thread: &str) -> Session {
-        let (dir, db) = common::scratch("agent.sqlite");
+        Session::open_in("agent.sqlite", thread)
+    }
+
+    /// Read-only inspect mode on a copy of the fixture `file`, on `thread`.
+    fn open_in(file: &str, thread: &str) -> Session {
+        let (dir, db) = common::scratch(file);
         let rt = Runtime::inspect(&db).unwrap();
         let mut app = App::inspect(rt);
-        app.state.db_path = "[TMP]/agent.sqlite".into();
+        app.state.db_path = format!("[TMP]/{file}");
         app.start(Some(thread.into()));
         Session {
             _dir: dir,
@@ -250,4 +255,119 @@ fn the_value_viewer_folds_searches_shows_the_path_and_copies() {
     assert!(s.viewer().find.is_none());
     s.keys("<Esc>");
     assert!(s.app.state.modal.is_none());
+}
+
+/// The viewer opens on the newest message's first line (`#N  Role …`), that line on screen and
+/// drawn reversed, at every terminal size — and stays on that message when the terminal is
+/// resized. A reply taller than the viewer (agent_answer.sqlite: a 3,035-character itinerary)
+/// opens at its first line, not scrolled into its middle with the cursor on a blank line.
+#[test]
+fn the_viewer_opens_on_the_newest_message_at_every_size() {
+    let sizes = [
+        (80, 24),
+        (100, 24),
+        (120, 40),
+        (200, 60),
+        (90, 30),
+        (160, 45),
+    ];
+    let threads = [
+        ("agent.sqlite", "react", 11),
+        ("agent.sqlite", "long", 599),
+        ("agent.sqlite", "react_paused", 1),
+        ("agent.sqlite", "kinds", 5),
+        ("agent_answer.sqlite", "itinerary", 4),
+    ];
+    let check = |s: &mut Session, idx: usize, what: &str| {
+        let v = s.viewer();
+        let line = v.lines[v.cursor].text();
+        assert!(
+            line.trim_start().starts_with(&format!("#{idx} ")),
+            "{what}: the cursor is on {line:?} (crumb {}), not on message #{idx}'s first line",
+            v.lines[v.cursor].crumb
+        );
+        assert!(
+            v.scroll <= v.cursor && v.cursor < v.scroll + v.height,
+            "{what}: cursor {} off screen (scroll {}, height {})",
+            v.cursor,
+            v.scroll,
+            v.height
+        );
+        // the message fits: it ends at the bottom (or everything fits); else it starts at the top
+        let end = (v.cursor..v.lines.len())
+            .take_while(|i| {
+                *i == v.cursor
+                    || (v.lines[*i].crumb.starts_with(&format!("messages[{idx}]"))
+                        && v.lines[*i].toggle.is_none())
+            })
+            .last()
+            .unwrap();
+        if end - v.cursor < v.height {
+            assert!(
+                end < v.scroll + v.height,
+                "{what}: the message's end is off screen"
+            );
+        } else {
+            assert_eq!(
+                v.scroll, v.cursor,
+                "{what}: a tall message starts at the top"
+            );
+        }
+        // on screen: the one row drawn reversed is that line
+        let (w, h) = s.app.state.size;
+        s.term.backend_mut().resize(w, h);
+        s.screen();
+        let buf = s.term.backend().buffer().clone();
+        let reversed: Vec<String> = (0..h)
+            .filter_map(|y| {
+                let row: String = (0..w)
+                    .filter(|x| {
+                        buf[(*x, y)]
+                            .modifier
+                            .contains(ratatui::style::Modifier::REVERSED)
+                    })
+                    .map(|x| buf[(x, y)].symbol().to_string())
+                    .collect();
+                row.contains(&format!("#{idx} ")).then_some(row)
+            })
+            .collect();
+        assert_eq!(reversed.len(), 1, "{what}: no reversed row shows #{idx}");
+    };
+    let open = |file: &str, thread: &str, (w, h): (u16, u16)| {
+        let mut s = Session::open_in(file, thread);
+        s.app.dispatch(superstep::app::action::Action::Resize(w, h));
+        s.keys("<Tab> <Enter>");
+        s
+    };
+    // deep inside the long reply, widened: the reply has fewer lines, the cursor stays in it
+    // (it used to keep its line offset and land past the reply, on the "was" line)
+    let mut s = open("agent_answer.sqlite", "itinerary", (80, 24));
+    s.keys("G k k");
+    assert_eq!(s.crumb(), "messages[4].content");
+    s.app
+        .dispatch(superstep::app::action::Action::Resize(200, 60));
+    assert!(
+        s.crumb().starts_with("messages[4]"),
+        "widened: the cursor left the reply for {:?}",
+        s.viewer().lines[s.viewer().cursor].text()
+    );
+    for (file, thread, idx) in threads {
+        for size in sizes {
+            let mut s = open(file, thread, size);
+            check(&mut s, idx, &format!("{thread} at {size:?}"));
+            // resized while open: still on the newest message's first line
+            for (w2, h2) in sizes {
+                let mut s = open(file, thread, size);
+                s.app
+                    .dispatch(superstep::app::action::Action::Resize(w2, h2));
+                let v = s.viewer();
+                let line = v.lines[v.cursor].text();
+                assert!(
+                    line.trim_start().starts_with(&format!("#{idx} ")),
+                    "{thread} opened at {size:?}, resized to {w2}x{h2}: the cursor is on {line:?}"
+                );
+                assert!(v.scroll <= v.cursor && v.cursor < v.scroll + v.height);
+            }
+        }
+    }
 }

@@ -149,13 +149,20 @@ impl Viewer {
         let Some(last) = self.lines.iter().rposition(mine) else {
             return;
         };
-        // scrolled to the end, the cursor on the newest message's first line
-        self.move_to(last);
+        // the cursor on the newest message's first line; scrolled to the end when the message fits
+        // in the viewer, else to the message's first line (a long answer is read from its start)
         let head = self.lines[..=last]
             .iter()
             .rposition(|l| mine(l) && l.toggle.is_some())
             .unwrap_or(last);
-        self.cursor = head.max(self.scroll);
+        if last - head < self.height {
+            self.move_to(last);
+            self.cursor = head;
+        } else {
+            self.cursor = head;
+            self.scroll = head;
+        }
+        self.follow();
     }
 
     /// Lay the document out again (after a fold, a mode switch or a resize), keeping the cursor
@@ -209,13 +216,19 @@ impl Viewer {
         }
         self.cut = out.cut;
         self.lines = out.lines;
+        // the same line of that node when it still has it (wrapped narrower or wider, a node
+        // has more or fewer lines), else its last: never a line of the next node
         self.cursor = match keep {
-            Some(k) => self
-                .lines
-                .iter()
-                .position(|l| l.node.as_ref() == Some(&k))
-                .map(|p| p + offset)
-                .unwrap_or(self.cursor),
+            Some(k) => {
+                let same = |l: &VLine| l.node.as_ref() == Some(&k);
+                match self.lines.iter().position(same) {
+                    Some(p) => {
+                        let n = self.lines[p..].iter().take_while(|l| same(l)).count();
+                        p + offset.min(n - 1)
+                    }
+                    None => self.cursor,
+                }
+            }
             None => self.cursor,
         }
         .min(self.lines.len().saturating_sub(1));

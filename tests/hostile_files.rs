@@ -590,3 +590,47 @@ fn generated_metadata_is_refused_not_built() {
         );
     }
 }
+
+/// SqliteSaver with LangGraph's EncryptedSerializer encrypts the whole checkpoint blob (`type`
+/// "msgpack+xortest"; fixture by tests/oracle/encrypted_sqlite.py). It was reported as a corrupt
+/// blob ("checkpoint is not a map"); it is an encrypted one, said so, and the file is untouched.
+#[test]
+fn an_encrypted_sqlite_checkpoint_is_named_encrypted_not_corrupt() {
+    let (dir, db) = scratch("encrypted_sqlite.sqlite");
+    let db = db.to_str().unwrap();
+    let before = common::dir_state(dir.path());
+    let o = superstep(&["threads", "--db", db]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("t ") && stdout(&o).contains("3"),
+        "{}",
+        stdout(&o)
+    );
+    for args in [
+        &["show", "--db", db, "-t", "t"][..],
+        &["history", "--db", db, "-t", "t"],
+        &["show", "--db", db, "-t", "t", "--json"],
+    ] {
+        let o = superstep(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("is encrypted (type \"msgpack+xortest\", written by LangGraph's EncryptedSerializer)")
+                && e.contains("checkpoints(thread_id=\"t\", checkpoint_ns=\"\", checkpoint_id=")
+                && e.contains("no key to decrypt it")
+                && !e.contains("corrupt"),
+            "{args:?}: {e}"
+        );
+    }
+    let o = superstep(&["--db", db, "-t", "t", "--print", "--size", "250x30"]);
+    let frame = stdout(&o);
+    assert!(
+        frame.contains("is encrypted") && !frame.contains("corrupt"),
+        "{frame}"
+    );
+    assert_eq!(
+        common::dir_state(dir.path()),
+        before,
+        "the store was changed"
+    );
+}

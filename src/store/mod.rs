@@ -48,6 +48,18 @@ pub enum StoreError {
         location: String,
         detail: String,
     },
+    /// A checkpoint LangGraph's `EncryptedSerializer` wrote (its `type` is
+    /// `<serializer>+<cipher>`): without the key nothing inside it can be read.
+    #[error(
+        "{path}: the checkpoint in {location} is encrypted (type {type_:?}, written by LangGraph's \
+         EncryptedSerializer): superstep has no key to decrypt it, so its channel values, versions \
+         and tasks cannot be shown (`threads` still lists the thread)"
+    )]
+    Encrypted {
+        path: String,
+        location: String,
+        type_: String,
+    },
 }
 
 /// How a store is opened.

@@ -453,12 +453,17 @@ impl SqliteStore {
         StoreError::Corrupt {
             path: self.label.clone(),
             what,
-            location: format!(
-                "checkpoints(thread_id={thread_id:?}, checkpoint_ns={ns:?}, checkpoint_id={checkpoint_id})"
-            ),
+            location: checkpoint_location(thread_id, ns, checkpoint_id),
             detail,
         }
     }
+}
+
+/// A `checkpoints` row, named by its primary key.
+fn checkpoint_location(thread_id: &str, ns: &str, checkpoint_id: &str) -> String {
+    format!(
+        "checkpoints(thread_id={thread_id:?}, checkpoint_ns={ns:?}, checkpoint_id={checkpoint_id})"
+    )
 }
 
 impl Backend for SqliteStore {
@@ -850,6 +855,17 @@ impl Backend for SqliteStore {
             None => Err("the row was not read from this SQLite store".to_string()),
             Some(body) => {
                 let ty = body.type_.as_deref().unwrap_or("msgpack");
+                if crate::value::is_encrypted_type(ty) {
+                    return Err(StoreError::Encrypted {
+                        path: self.label.clone(),
+                        location: checkpoint_location(
+                            &row.thread_id,
+                            &row.checkpoint_ns,
+                            &row.checkpoint_id,
+                        ),
+                        type_: ty.to_string(),
+                    });
+                }
                 match body.big {
                     Some((rowid, _)) => self
                         .preview_blob("checkpoints", "checkpoint", rowid, ty)

@@ -24,6 +24,15 @@ pub enum Typed {
     Pickle(Vec<u8>),
 }
 
+/// Whether a stored `type` is an envelope LangGraph's `EncryptedSerializer` wrote:
+/// `<serializer>+<cipher>` (a `null+…` one holds no bytes: it is None whatever the key).
+pub fn is_encrypted_type(type_: &str) -> bool {
+    !type_.starts_with("null+")
+        && type_
+            .split_once('+')
+            .is_some_and(|(s, c)| !s.is_empty() && !c.is_empty())
+}
+
 impl Typed {
     /// Decode `(type, bytes)` the way `JsonPlusSerializer.loads_typed` accepts them, without
     /// reviving any Python object.
@@ -42,11 +51,7 @@ impl Typed {
             // EncryptedSerializer: `<serializer>+<cipher>` over the ciphertext; no key, so opaque
             // (a `null` envelope has no bytes to encrypt: it is None whatever the key)
             other if other.starts_with("null+") => Ok(Typed::Null),
-            other
-                if other
-                    .split_once('+')
-                    .is_some_and(|(s, c)| !s.is_empty() && !c.is_empty()) =>
-            {
+            other if is_encrypted_type(other) => {
                 let payload = Value::Array(vec![Value::from(other), Value::Binary(bytes.to_vec())]);
                 Ok(Typed::Value(Value::Ext(
                     crate::value::ext::ENCRYPTED_PSEUDO_EXT,

@@ -10,7 +10,7 @@ mod envelope;
 pub mod ext;
 mod view;
 
-pub use envelope::{decode_msgpack, encode_msgpack, Typed, MAX_DEPTH};
+pub use envelope::{decode_msgpack, encode_msgpack, is_encrypted_type, Typed, MAX_DEPTH};
 pub use ext::{Interrupt, Send};
 pub use view::{encrypted_ciphers, from_plain_json, from_view, to_view, ViewOptions};
 

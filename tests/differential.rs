@@ -263,6 +263,11 @@ fn scenario_names() -> Vec<String> {
             );
         }
     }
+    // while iterating on one graph: SUPERSTEP_DIFF_ONLY=g1,g2 (the graphs/ check above still runs)
+    if let Ok(only) = std::env::var("SUPERSTEP_DIFF_ONLY") {
+        let only: Vec<&str> = only.split(',').collect();
+        names.retain(|n| only.contains(&n.as_str()));
+    }
     names
 }
 

@@ -36,6 +36,15 @@ pub enum ChannelKind {
         reducer: ReducerFn,
         default: Option<Value>,
     },
+    /// `Annotated[T, DeltaChannel(reducer, snapshot_frequency=N)]` (LangGraph 1.2, beta): starts
+    /// at `empty` (`typ()`); a step's writes go to the reducer as one batch; the checkpoint
+    /// stores nothing for it (`checkpoint()` is MISSING) except a `_DeltaSnapshot` when the
+    /// cadence says so (`State::snapshot`).
+    Delta {
+        reducer: ReducerFn,
+        empty: Value,
+        snapshot_frequency: u32,
+    },
     /// `__start__` (guard) and `branch:to:X` (no guard).
     Ephemeral { guard: bool },
     /// `__pregel_tasks`: `Topic(Send, accumulate=False)`.
@@ -114,6 +123,7 @@ impl Channel {
             ChannelKind::Reducer {
                 default: Some(d), ..
             } => Content::Value(d.clone()),
+            ChannelKind::Delta { empty, .. } => Content::Value(empty.clone()),
             ChannelKind::Tasks => Content::Topic(Vec::new()),
             ChannelKind::Barrier { .. } | ChannelKind::BarrierAfterFinish { .. } => {
                 Content::Seen(Vec::new())
@@ -136,6 +146,11 @@ impl Channel {
                 _ => Content::Topic(Vec::new()),
             },
             ChannelKind::Barrier { .. } => Content::Seen(set_items(v)),
+            // `DeltaChannel.from_checkpoint`: a `_DeltaSnapshot`'s content, or a plain value (a
+            // key that was a BinaryOperatorAggregate before)
+            ChannelKind::Delta { .. } => Content::Value(
+                crate::snapshot::delta::snapshot_content(v).unwrap_or_else(|| v.clone()),
+            ),
             // after-finish kinds checkpoint as a (content, finished) tuple
             ChannelKind::AfterFinish | ChannelKind::BarrierAfterFinish { .. } => {
                 let (inner, fin) = match v {
@@ -188,6 +203,9 @@ impl Channel {
 
     /// `checkpoint()` without copying a plain value.
     pub fn checkpoint_ref(&self) -> Option<std::borrow::Cow<'_, Value>> {
+        if self.is_delta() {
+            return None;
+        }
         match &self.content {
             Content::Value(v) if !matches!(self.kind, ChannelKind::AfterFinish) => {
                 Some(std::borrow::Cow::Borrowed(v))
@@ -198,6 +216,9 @@ impl Channel {
 
     /// `checkpoint()`: `None` is MISSING (not stored).
     pub fn checkpoint(&self) -> Option<Value> {
+        if self.is_delta() {
+            return None;
+        }
         let fin = Value::Boolean(self.finished);
         match (&self.kind, &self.content) {
             (ChannelKind::AfterFinish, Content::Value(v)) => {
@@ -214,6 +235,55 @@ impl Channel {
             Content::Topic(t) => Some(Value::Array(t.clone())),
             Content::Seen(seen) => Some(set_value(seen)),
         }
+    }
+
+    pub fn is_delta(&self) -> bool {
+        matches!(self.kind, ChannelKind::Delta { .. })
+    }
+
+    /// The `_DeltaSnapshot(value)` blob (msgpack ext 7) a snapshotting checkpoint stores.
+    pub fn delta_snapshot(&self) -> Option<Value> {
+        match &self.content {
+            Content::Value(v) if self.is_delta() => Some(Value::Ext(
+                crate::value::ext::EXT_DELTA_SNAPSHOT,
+                crate::value::encode_msgpack(v),
+            )),
+            _ => None,
+        }
+    }
+
+    /// `DeltaChannel.replay_writes`: the ancestors' writes, oldest first, in one reducer call
+    /// after the last `Overwrite` (which resets the base).
+    pub fn replay(
+        &mut self,
+        writes: &[Value],
+        code: Option<&dyn ReduceWith>,
+    ) -> Result<(), EngineError> {
+        let ChannelKind::Delta { reducer, empty, .. } = &self.kind else {
+            return Ok(());
+        };
+        if writes.is_empty() {
+            return Ok(());
+        }
+        let mut start = 0;
+        let mut base = match &self.content {
+            Content::Value(v) => v.clone(),
+            _ => empty.clone(),
+        };
+        for (i, w) in writes.iter().enumerate() {
+            if let Some(o) = overwrite_value(w) {
+                base = if o.is_nil() { empty.clone() } else { o };
+                start = i + 1;
+            }
+        }
+        let rest = &writes[start..];
+        let value = if rest.is_empty() {
+            base
+        } else {
+            delta_reduce(&self.name, reducer, base, rest, code)?
+        };
+        self.content = Content::Value(value);
+        Ok(())
     }
 
     /// `update(values)`: returns whether the channel changed.
@@ -296,6 +366,38 @@ impl Channel {
                 }
                 self.content = Content::Value(current);
                 Ok(true)
+            }
+            ChannelKind::Delta { reducer, empty, .. } => {
+                if values.is_empty() {
+                    return Ok(false);
+                }
+                let overwrites: Vec<Value> = values.iter().filter_map(overwrite_value).collect();
+                if overwrites.len() > 1 {
+                    return Err(EngineError::InvalidUpdate(super::error_message(
+                        "Can receive only one Overwrite value per super-step.",
+                        "INVALID_CONCURRENT_GRAPH_UPDATE",
+                    )));
+                }
+                if let Some(o) = overwrites.into_iter().next() {
+                    self.content = Content::Value(if o.is_nil() { empty.clone() } else { o });
+                    return Ok(true);
+                }
+                let (reducer, empty) = (reducer.clone(), empty.clone());
+                let base = match std::mem::replace(&mut self.content, Content::Missing) {
+                    Content::Value(v) => v,
+                    _ => empty,
+                };
+                let kept = base.clone();
+                match delta_reduce(&key, &reducer, base, values, code) {
+                    Ok(v) => {
+                        self.content = Content::Value(v);
+                        Ok(true)
+                    }
+                    Err(e) => {
+                        self.content = Content::Value(kept);
+                        Err(e)
+                    }
+                }
             }
             ChannelKind::Ephemeral { guard } => {
                 if values.is_empty() {
@@ -400,6 +502,34 @@ impl Channel {
         }
         false
     }
+}
+
+/// A DeltaChannel's reducer on one batch: `reducer(state, [w1, w2, ...])`. `operator.add` is
+/// `state + writes` (each write becomes one item); a Starlark reducer gets the list of writes.
+fn delta_reduce(
+    key: &str,
+    reducer: &ReducerFn,
+    mut base: Value,
+    writes: &[Value],
+    code: Option<&dyn ReduceWith>,
+) -> Result<Value, EngineError> {
+    let r = match reducer {
+        ReducerFn::Add => match &mut base {
+            Value::Array(a) => {
+                a.extend(writes.iter().cloned());
+                Ok(base)
+            }
+            _ => add(&base, &Value::Array(writes.to_vec())),
+        },
+        ReducerFn::Code(f) => match code {
+            Some(c) => c.reduce(f, &base, &Value::Array(writes.to_vec())),
+            None => Err(format!("reducer {f} needs the graph's code")),
+        },
+    };
+    r.map_err(|message| EngineError::Reducer {
+        key: key.to_string(),
+        message,
+    })
 }
 
 fn same_set(a: &[String], b: &[String]) -> bool {

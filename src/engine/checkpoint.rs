@@ -19,6 +19,9 @@ pub struct State {
     /// The size of the last checkpoint encoded from this state: the next one is about as big (a
     /// list channel only grows), so its buffer starts there instead of doubling its way up.
     pub blob_len: std::cell::Cell<usize>,
+    /// The delta channels the next saved checkpoint stores as a `_DeltaSnapshot`
+    /// (`channels_to_snapshot` of `create_checkpoint`).
+    pub snapshot: Vec<String>,
 }
 
 impl State {
@@ -37,6 +40,7 @@ impl State {
             versions_seen: Vec::new(),
             updated_channels: None,
             blob_len: Default::default(),
+            snapshot: Vec::new(),
         }
     }
 
@@ -126,7 +130,17 @@ impl State {
             .channels
             .iter()
             .filter(|c| self.version(&c.name).is_some())
-            .filter_map(|c| c.checkpoint_ref().map(|v| (c.name.as_str(), v)))
+            .filter_map(|c| {
+                if c.is_delta() {
+                    return self
+                        .snapshot
+                        .contains(&c.name)
+                        .then(|| c.delta_snapshot())
+                        .flatten()
+                        .map(|v| (c.name.as_str(), std::borrow::Cow::Owned(v)));
+                }
+                c.checkpoint_ref().map(|v| (c.name.as_str(), v))
+            })
             .collect();
         let new_versions = self
             .channel_versions

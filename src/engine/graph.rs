@@ -58,8 +58,21 @@ impl Graph {
     pub fn compile(spec: &GraphSpec) -> Graph {
         let mut channels: Vec<(String, ChannelKind)> = Vec::new();
         for k in &spec.state {
+            let reducer_fn = match &k.reducer {
+                ReducerSpec::Code(f) => ReducerFn::Code(f.clone()),
+                _ => ReducerFn::Add,
+            };
             let kind = match &k.reducer {
                 ReducerSpec::LastValue => ChannelKind::LastValue,
+                _ if k.delta.is_some() => ChannelKind::Delta {
+                    reducer: reducer_fn,
+                    empty: k
+                        .default
+                        .as_ref()
+                        .and_then(|d| from_view(d).ok())
+                        .unwrap_or(Value::Array(Vec::new())),
+                    snapshot_frequency: k.delta.unwrap_or(100),
+                },
                 ReducerSpec::Add => ChannelKind::Reducer {
                     reducer: ReducerFn::Add,
                     default: k.default.as_ref().and_then(|d| from_view(d).ok()),
@@ -203,6 +216,17 @@ impl Graph {
                                 reducer: reducer.id(),
                             },
                             default.clone(),
+                        ),
+                        Some(ChannelKind::Delta {
+                            reducer,
+                            empty,
+                            snapshot_frequency,
+                        }) => (
+                            TopoKind::DeltaChannel {
+                                reducer: reducer.id(),
+                                snapshot_frequency: *snapshot_frequency,
+                            },
+                            Some(empty.clone()),
                         ),
                         _ => (TopoKind::LastValue, None),
                     };

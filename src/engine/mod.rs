@@ -21,6 +21,7 @@ pub mod breakpoints;
 pub mod channels;
 pub mod checkpoint;
 pub mod clock;
+pub mod delta;
 pub mod graph;
 pub mod interrupts;
 pub mod pregel;

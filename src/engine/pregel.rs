@@ -131,6 +131,12 @@ struct Run {
     /// `CONFIG_KEY_RESUMING` during the first tick of a resumed run (passed to subgraphs).
     first_tick_resuming: bool,
     finished: bool,
+    /// `_delta_channels_forced_snapshot`: delta channels the next save must snapshot.
+    forced_snapshot: Vec<String>,
+    /// `_resume_loaded_writes`: `(task_id, channel)` of the loaded non-NULL writes to delta
+    /// channels on a resume that reapplies them; the first finished tick forces a snapshot of
+    /// those whose task is not in that step.
+    resume_loaded: Vec<(String, String)>,
 }
 
 /// What an engine and the engines of its subgraphs share: one store, one buffer of rows (a
@@ -288,6 +294,33 @@ impl<'g> Engine<'g> {
         Ok(Some((row, cp, writes)))
     }
 
+    /// `channels_from_checkpoint` with the saver: a delta channel with a version and nothing
+    /// stored here is rebuilt from the nearest ancestor's `_DeltaSnapshot` and the ancestors'
+    /// writes since (`get_delta_channel_history`, `DeltaChannel.replay_writes`).
+    pub(crate) fn load_state(
+        &self,
+        row: &CheckpointRow,
+        cp: &Checkpoint,
+    ) -> Result<State, EngineError> {
+        let mut state = State::load(self.graph, cp);
+        let keys: Vec<String> = super::delta::delta_channels(self.graph)
+            .filter(|(k, _)| cp.version(k).is_some() && cp.value(k).is_none())
+            .map(|(k, _)| k.to_string())
+            .collect();
+        if keys.is_empty() {
+            return Ok(state);
+        }
+        for h in crate::snapshot::delta::history(&self.sh.store, row, &keys)? {
+            if let Some(ch) = state.channel_mut(&h.key) {
+                if let Some(seed) = &h.seed {
+                    ch.restore(seed);
+                }
+                ch.replay(&h.writes, Some(&Reducer(self.code)))?;
+            }
+        }
+        Ok(state)
+    }
+
     /// Note the thread's newest root checkpoint before reading it: every commit of this run
     /// checks that no other writer moved the thread on meanwhile.
     pub(crate) fn read_head(&mut self) -> Result<(), EngineError> {
@@ -344,7 +377,7 @@ impl<'g> Engine<'g> {
         };
         let (mut state, metadata, saved_id, pending) = match loaded {
             Some((row, cp, writes)) => (
-                State::load(self.graph, &cp),
+                self.load_state(&row, &cp)?,
                 row.metadata,
                 Some(row.checkpoint_id),
                 writes,
@@ -374,6 +407,8 @@ impl<'g> Engine<'g> {
             first_tick: true,
             first_tick_resuming: false,
             finished: false,
+            forced_snapshot: Vec::new(),
+            resume_loaded: Vec::new(),
         };
         let is_command = matches!(input, Input::Command { .. });
         let is_resuming = !run.state.channel_versions.is_empty()
@@ -393,6 +428,25 @@ impl<'g> Engine<'g> {
         run.is_replaying = is_time_traveling || superseded;
         if is_time_traveling {
             run.pending.retain(|(_, c, _)| c != "__resume__");
+        }
+        // `_first`: a resume that reapplies the loaded writes learns which go back to their tasks
+        // only once the step is planned; otherwise the branch starting here snapshots every delta
+        // channel they touch (`delta_channels_with_pending_writes`)
+        let delta_pending = run
+            .pending
+            .iter()
+            .filter(|(_, c, _)| super::delta::is_delta(self.graph, c));
+        if is_resuming && !run.is_replaying {
+            run.resume_loaded = delta_pending
+                .filter(|(t, _, _)| t != NULL_TASK_ID)
+                .map(|(t, c, _)| (t.clone(), c.clone()))
+                .collect();
+        } else {
+            for (_, c, _) in delta_pending {
+                if !run.forced_snapshot.contains(c) {
+                    run.forced_snapshot.push(c.clone());
+                }
+            }
         }
         let source = run
             .metadata
@@ -466,6 +520,12 @@ impl<'g> Engine<'g> {
             }
             if !null_writes.is_empty() {
                 if forks {
+                    for (c, _) in &null_writes {
+                        if super::delta::is_delta(self.graph, c) && !run.forced_snapshot.contains(c)
+                        {
+                            run.forced_snapshot.push(c.clone());
+                        }
+                    }
                     carried.extend(
                         null_writes
                             .into_iter()
@@ -612,6 +672,23 @@ impl<'g> Engine<'g> {
                     .unwrap_or_else(|| self.checkpoint_map.clone()),
             ),
         );
+        // DeltaChannel: counters, cadence, snapshots (`_put_checkpoint` / `create_checkpoint`)
+        let counters =
+            super::delta::bumped(self.graph, &run.metadata, updated.as_deref().unwrap_or(&[]));
+        run.state.snapshot =
+            super::delta::to_snapshot(self.graph, &run.state, &counters, &run.forced_snapshot);
+        if !run.state.snapshot.is_empty() {
+            let frac = self.next_fraction();
+            super::delta::bump_versions(
+                self.graph,
+                &mut run.state,
+                &run.previous_versions,
+                &mut |old| super::versions::next_version(old, frac),
+            );
+            let snap = run.state.snapshot.clone();
+            run.forced_snapshot.retain(|c| !snap.contains(c));
+        }
+        super::delta::finish_metadata(&mut md, counters, &run.state.snapshot);
         let (id, ts) = self.next_id(run.step);
         run.state.id = id.clone();
         run.state.ts = ts;
@@ -623,6 +700,7 @@ impl<'g> Engine<'g> {
             &run.previous_versions,
             &md,
         );
+        run.state.snapshot.clear();
         run.previous_versions
             .clone_from(&run.state.channel_versions);
         run.metadata = md;
@@ -885,6 +963,21 @@ impl<'g> Engine<'g> {
             return Ok(report);
         }
         // after_tick
+        for t in &tasks {
+            for (c, v) in &t.writes {
+                if super::delta::is_delta(self.graph, c)
+                    && crate::value::ext::overwrite_value(v).is_some()
+                    && !run.forced_snapshot.contains(c)
+                {
+                    run.forced_snapshot.push(c.clone());
+                }
+            }
+        }
+        for (tid, c) in std::mem::take(&mut run.resume_loaded) {
+            if !tasks.iter().any(|t| t.id == tid) && !run.forced_snapshot.contains(&c) {
+                run.forced_snapshot.push(c);
+            }
+        }
         let mut tw: Vec<TaskWrites> = tasks.iter().map(TaskWrites::from).collect();
         // what the tasks wrote is saved whatever apply_writes does with it
         self.keep_on_error = true;

@@ -106,9 +106,10 @@ impl<'g> Engine<'g> {
         }
         let ns = self.ns.clone();
         let (mut state, saved) = match &loaded {
-            Some((row, cp, writes)) => {
-                (State::load(graph, cp), Some((row.clone(), writes.clone())))
-            }
+            Some((row, cp, writes)) => (
+                self.load_state(row, cp)?,
+                Some((row.clone(), writes.clone())),
+            ),
             None => {
                 let (id, ts) = self.next_id(-2);
                 (State::empty(graph, id, ts), None)
@@ -136,6 +137,15 @@ impl<'g> Engine<'g> {
             None => false,
         };
         let code = self.code();
+        // `delta_channels_with_pending_writes(saved.pending_writes)`: a new branch from here
+        // snapshots the delta channels those writes touch
+        let mut fork: Vec<String> = Vec::new();
+        for (_, c, _) in &pending {
+            if super::delta::is_delta(graph, c) && !fork.contains(c) {
+                fork.push(c.clone());
+            }
+        }
+        let saved_md = saved.as_ref().map(|(r, _)| r.metadata.clone());
         let md = |source: &str, step: i64| {
             let mut m = Map::new();
             m.insert("source".into(), json!(source));
@@ -150,11 +160,14 @@ impl<'g> Engine<'g> {
                         "as_node END takes no values (it finishes the pending tasks)".into(),
                     ));
                 }
+                let mut updated: Vec<String> = Vec::new();
                 if saved.is_some() {
                     let mut tasks = prepare_next_tasks(&state, graph, &ns, step + 1, None);
                     let null_writes = null_task_writes(&pending);
                     if !null_writes.is_empty() {
-                        self.apply(&mut state, &mut [TaskWrites::input(&null_writes)])?;
+                        updated.extend(
+                            self.apply(&mut state, &mut [TaskWrites::input(&null_writes)])?,
+                        );
                     }
                     for (tid, st) in super::interrupts::read_task_statuses(&pending) {
                         if let Some(t) = tasks.iter_mut().find(|t| t.id == tid) {
@@ -162,19 +175,21 @@ impl<'g> Engine<'g> {
                         }
                     }
                     let mut tw: Vec<TaskWrites> = tasks.iter().map(TaskWrites::from).collect();
-                    self.apply(&mut state, &mut tw)?;
+                    updated.extend(self.apply(&mut state, &mut tw)?);
                 }
+                let mut m = md("update", step + 1);
+                self.plan_delta(
+                    &mut state,
+                    &mut m,
+                    saved_md.as_ref(),
+                    &updated,
+                    &fork,
+                    &previous,
+                );
                 let (id, ts) = self.next_id(step);
                 state.id = id.clone();
                 state.ts = ts;
-                self.saver_put(
-                    &ns,
-                    saved_id.as_deref(),
-                    &state,
-                    None,
-                    &previous,
-                    &md("update", step + 1),
-                );
+                self.saver_put(&ns, saved_id.as_deref(), &state, None, &previous, &m);
                 Ok(id)
             }
             AsNode::Input => {
@@ -184,21 +199,34 @@ impl<'g> Engine<'g> {
                     ));
                 };
                 let writes = vec![("__start__".to_string(), v)];
-                self.apply(&mut state, &mut [TaskWrites::input(&writes)])?;
+                // `_store_or_fork_delta_writes`: the input's writes go on the checkpoint it
+                // builds on (under `uuid5(checkpoint_id, "__input__")`), unless the thread
+                // moved past it
+                if let Some(sid) = &saved_id {
+                    if !superseded {
+                        let tid = uuid::Uuid::new_v5(
+                            &uuid::Uuid::try_parse(sid).unwrap_or_default(),
+                            b"__input__",
+                        )
+                        .to_string();
+                        self.saver_put_writes(&ns, sid, &tid, "", &writes);
+                    }
+                }
+                let updated = self.apply(&mut state, &mut [TaskWrites::input(&writes)])?;
                 let next_step = if saved.is_some() { step + 1 } else { -1 };
-                let updated = vec!["__start__".to_string()];
+                let mut m = md("input", next_step);
+                self.plan_delta(
+                    &mut state,
+                    &mut m,
+                    saved_md.as_ref(),
+                    &updated,
+                    &fork,
+                    &previous,
+                );
                 let (id, ts) = self.next_id(next_step);
                 state.id = id.clone();
                 state.ts = ts;
-                let _ = updated;
-                self.saver_put(
-                    &ns,
-                    saved_id.as_deref(),
-                    &state,
-                    None,
-                    &previous,
-                    &md("input", next_step),
-                );
+                self.saver_put(&ns, saved_id.as_deref(), &state, None, &previous, &m);
                 Ok(id)
             }
             AsNode::Copy => {
@@ -207,17 +235,25 @@ impl<'g> Engine<'g> {
                         "Cannot copy a non-existent checkpoint".into(),
                     ));
                 }
+                // `create_checkpoint(checkpoint, None, step)`: the stored values as they are
+                // (a delta channel's `_DeltaSnapshot` included), and the counters copied
+                if let Some((_, cp, _)) = &loaded {
+                    state.snapshot = super::delta::delta_channels(graph)
+                        .filter(|(k, _)| cp.value(k).is_some())
+                        .map(|(k, _)| k.to_string())
+                        .collect();
+                }
+                let mut m = md("fork", step + 1);
+                if let Some(c) = saved_md
+                    .as_ref()
+                    .and_then(|s| s.get("counters_since_delta_snapshot"))
+                {
+                    m.insert("counters_since_delta_snapshot".into(), c.clone());
+                }
                 let (id, ts) = self.next_id(step);
                 state.id = id.clone();
                 state.ts = ts;
-                self.saver_put(
-                    &ns,
-                    parent_of_saved.as_deref(),
-                    &state,
-                    None,
-                    &previous,
-                    &md("fork", step + 1),
-                );
+                self.saver_put(&ns, parent_of_saved.as_deref(), &state, None, &previous, &m);
                 Ok(id)
             }
             AsNode::Infer | AsNode::Node(_) => {
@@ -241,6 +277,26 @@ impl<'g> Engine<'g> {
                 let ret = values.unwrap_or(Value::Nil);
                 let writes =
                     writer_writes(graph, &state, &node, &ret, code).map_err(EngineError::Raised)?;
+                let updated: Vec<String> = writes
+                    .iter()
+                    .map(|(c, _)| c.clone())
+                    .filter(|c| c != "__pregel_push")
+                    .fold(Vec::new(), |mut acc, c| {
+                        if !acc.contains(&c) {
+                            acc.push(c);
+                        }
+                        acc
+                    });
+                for (c, v) in &writes {
+                    let overwritten = crate::value::ext::overwrite_value(v).is_some();
+                    let forked = superseded && saved_id.is_some();
+                    if (overwritten || forked)
+                        && super::delta::is_delta(graph, c)
+                        && !fork.contains(c)
+                    {
+                        fork.push(c.clone());
+                    }
+                }
                 if let Some(sid) = &saved_id {
                     if !superseded {
                         let rows: Vec<(String, Value)> = writes
@@ -267,19 +323,50 @@ impl<'g> Engine<'g> {
                         writes: &writes,
                     }],
                 )?;
+                let mut m = md("update", step + 1);
+                self.plan_delta(
+                    &mut state,
+                    &mut m,
+                    saved_md.as_ref(),
+                    &updated,
+                    &fork,
+                    &previous,
+                );
                 let (id, ts) = self.next_id(step + 1);
                 state.id = id.clone();
                 state.ts = ts;
-                self.saver_put(
-                    &ns,
-                    saved_id.as_deref(),
-                    &state,
-                    None,
-                    &previous,
-                    &md("update", step + 1),
-                );
+                self.saver_put(&ns, saved_id.as_deref(), &state, None, &previous, &m);
                 Ok(id)
             }
+        }
+    }
+
+    /// The DeltaChannel part of an update_state head: which channels it snapshots (bumping
+    /// their versions if needed) and its `counters_since_delta_snapshot`.
+    fn plan_delta(
+        &mut self,
+        state: &mut State,
+        md: &mut Map<String, Json>,
+        saved_md: Option<&Map<String, Json>>,
+        updated: &[String],
+        fork: &[String],
+        previous: &[(String, Version)],
+    ) {
+        if super::delta::delta_channels(self.graph).next().is_none() {
+            return;
+        }
+        let frac = self.next_fraction();
+        let counters = super::delta::plan_update(
+            self.graph,
+            state,
+            saved_md,
+            updated,
+            fork,
+            previous,
+            &mut |old| super::versions::next_version(old, frac),
+        );
+        if let Some(c) = counters {
+            super::delta::finish_metadata(md, c, &state.snapshot);
         }
     }
 }

@@ -51,6 +51,11 @@ impl ReducerId {
             q if q.ends_with("._messages_delta_reducer") || q == "_messages_delta_reducer" => {
                 ReducerId::MessagesDelta
             }
+            // what `qualname()` writes for a spec's Starlark reducer (and the differential twin's
+            // module name for the same function)
+            q if q.starts_with("starlark_module.") => {
+                ReducerId::Starlark(q["starlark_module.".len()..].to_string())
+            }
             q => ReducerId::Named(q.to_string()),
         }
     }

@@ -8,7 +8,9 @@
 //!   "state": {
 //!     "request": {},                           // last value (LangGraph: a plain key)
 //!     "log": {"reducer": "add", "type": "list"},   // Annotated[list, operator.add]
-//!     "scores": {"reducer": "merge", "default": {}} // Starlark def merge(current, update)
+//!     "scores": {"reducer": "merge", "default": {}}, // Starlark def merge(current, update)
+//!     "history": {"reducer": "add", "type": "list", "delta": {"snapshot_frequency": 50}}
+//!                                              // Annotated[list, DeltaChannel(operator.add, snapshot_frequency=50)]
 //!   },
 //!   "nodes": ["draft", {"name": "review", "retry": {"max_attempts": 3}}, {"name": "sub", "subgraph": "child.json"},
 //!             {"name": "route", "destinations": ["draft", "__end__"]}],   // where its Command(goto=) may lead
@@ -46,6 +48,9 @@ pub struct KeySpec {
     pub reducer: ReducerSpec,
     /// Initial value of a reducer key (from `default`, or `type`'s empty value).
     pub default: Option<Json>,
+    /// `DeltaChannel(reducer, snapshot_frequency=N)` (LangGraph 1.2, beta): `Some(N)`. The
+    /// reducer then takes the step's writes as one batch (`reducer(state, [w1, w2])`).
+    pub delta: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -409,10 +414,10 @@ fn parse_state(cx: &Ctx, j: Option<&Json>) -> Result<Vec<KeySpec>, SpecError> {
             }
         };
         for key in obj.keys() {
-            if !["reducer", "type", "default"].contains(&key.as_str()) {
+            if !["reducer", "type", "default", "delta"].contains(&key.as_str()) {
                 return Err(cx.err(
                     &format!("{path}.{key}"),
-                    "unknown key (expected reducer, type or default)",
+                    "unknown key (expected reducer, type, default or delta)",
                 ));
             }
         }
@@ -456,8 +461,15 @@ fn parse_state(cx: &Ctx, j: Option<&Json>) -> Result<Vec<KeySpec>, SpecError> {
                 "a last-value key has no default in LangGraph (only reducer keys start from a value); put it in \"input\"",
             ));
         }
+        let delta = parse_delta(cx, &path, &obj, &reducer)?;
+        let default = match delta {
+            // DeltaChannel starts from `typ()` (list unless the key says otherwise)
+            Some(_) => default.or(Some(Json::Array(vec![]))),
+            None => default,
+        };
         out.push(KeySpec {
             name: k.clone(),
+            delta,
             reducer: reducer.clone(),
             default: if reducer == ReducerSpec::LastValue {
                 None
@@ -467,6 +479,74 @@ fn parse_state(cx: &Ctx, j: Option<&Json>) -> Result<Vec<KeySpec>, SpecError> {
         });
     }
     Ok(out)
+}
+
+/// A state key's `"delta"`: `true` (LangGraph's default `snapshot_frequency=100`) or
+/// `{"snapshot_frequency": N}`; checked against what `DeltaChannel` accepts.
+fn parse_delta(
+    cx: &Ctx,
+    path: &str,
+    obj: &Map<String, Json>,
+    reducer: &ReducerSpec,
+) -> Result<Option<u32>, SpecError> {
+    let freq = match obj.get("delta") {
+        None | Some(Json::Null) | Some(Json::Bool(false)) => return Ok(None),
+        Some(Json::Bool(true)) => 100,
+        Some(Json::Object(o)) => {
+            for k in o.keys() {
+                if k != "snapshot_frequency" {
+                    return Err(cx.err(
+                        &format!("{path}.delta.{k}"),
+                        "unknown key (expected snapshot_frequency)",
+                    ));
+                }
+            }
+            match o.get("snapshot_frequency") {
+                None => 100,
+                Some(n) => match n.as_u64().filter(|n| *n >= 1 && *n <= u32::MAX as u64) {
+                    Some(n) => n as u32,
+                    None => {
+                        return Err(cx.err(
+                            &format!("{path}.delta.snapshot_frequency"),
+                            format!("expected a positive integer, got {n} (DeltaChannel raises ValueError: snapshot_frequency must be a positive int)"),
+                        ))
+                    }
+                },
+            }
+        }
+        Some(other) => {
+            return Err(cx.err(
+                &format!("{path}.delta"),
+                format!("expected true or {{\"snapshot_frequency\": N}}, got {other}"),
+            ))
+        }
+    };
+    if *reducer == ReducerSpec::LastValue {
+        return Err(cx.err(
+            &format!("{path}.delta"),
+            "a delta channel needs a reducer (\"add\" or a Starlark function taking the state and a list of writes)",
+        ));
+    }
+    if obj.contains_key("default") {
+        return Err(cx.err(
+            &format!("{path}.default"),
+            "a delta channel starts from its type's empty value (DeltaChannel has no default); drop \"default\" or set \"type\"",
+        ));
+    }
+    let ty = obj.get("type").and_then(Json::as_str).unwrap_or("list");
+    if ty == "any" {
+        return Err(cx.err(
+            &format!("{path}.type"),
+            "a delta channel needs a concrete type (it starts from typ(), e.g. \"list\")",
+        ));
+    }
+    if *reducer == ReducerSpec::Add && ty != "list" {
+        return Err(cx.err(
+            &format!("{path}.type"),
+            format!("a delta channel with reducer \"add\" is operator.add(state, [writes]): the state must be a list, got type {ty:?}"),
+        ));
+    }
+    Ok(Some(freq))
 }
 
 fn is_ident(s: &str) -> bool {

@@ -465,6 +465,11 @@ impl Normalizer {
             }
             return (format!("MISMATCH update {task_id}"), None);
         }
+        // update_state(as_node="__input__") on a saved checkpoint stores the input's writes on it
+        // under `uuid5(checkpoint_id, "__input__")` (`_store_or_fork_delta_writes`)
+        if task_path.is_empty() && uuid::Uuid::new_v5(&cid, b"__input__").to_string() == task_id {
+            return ("update-input".into(), None);
+        }
         (format!("other:{task_id}"), None)
     }
 

@@ -444,6 +444,15 @@ def _state_schema(spec: dict, ns: dict) -> type:
                 finally:
                     _REDUCER.ctx = prev
 
+        delta = ks.get("delta")
+        if delta:
+            # Annotated[T, DeltaChannel(reducer, snapshot_frequency=N)]: the reducer takes the
+            # step's writes as one batch; the channel starts from typ() (list by default)
+            from langgraph.channels.delta import DeltaChannel
+
+            freq = delta.get("snapshot_frequency", 100) if isinstance(delta, dict) else 100
+            fields[key] = Annotated[typ if typ is not None else list, DeltaChannel(fn, snapshot_frequency=freq)]
+            continue
         # initial value: `default`, else the type's empty value, else none (superstep's parse)
         if "default" in ks:
             d = ks["default"]

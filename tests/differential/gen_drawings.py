@@ -3,10 +3,11 @@
 For each spec named on the command line (default: the ones whose nodes route by Command(goto=...)),
 the twin (`twin.build_graph`, which passes a node's "destinations" to `add_node(destinations=...)`,
 as LangGraph's `Command[Literal[...]]` hint does) is compiled and `get_graph().draw_mermaid()` is
-written to tests/fixtures/graph_drawings/<name>.mmd. tests/graph_drawing.rs checks that
-`superstep graph --mermaid` draws the same nodes and edges.
+written to tests/fixtures/graph_drawings/<name>.mmd (or to --out DIR). tests/graph_drawing.rs checks
+that `superstep graph --mermaid` draws the same nodes and edges; .ci/run regenerates them into a
+temporary directory with the pinned venv and fails if they differ from the committed ones.
 
-    /work/venv-oracle/bin/python tests/differential/gen_drawings.py
+    /work/venv-oracle/bin/python tests/differential/gen_drawings.py [--out DIR] [SPEC ...]
 """
 from __future__ import annotations
 
@@ -23,11 +24,14 @@ OUT = os.path.join(REPO, "tests", "fixtures", "graph_drawings")
 DEFAULT = ["approval", "tool_call", "escalate_agent", "pipeline", "loop"]
 
 
-def main(names: list[str]) -> None:
-    os.makedirs(OUT, exist_ok=True)
-    for name in names or DEFAULT:
+def main(args: list[str]) -> None:
+    out = OUT
+    if args[:1] == ["--out"]:
+        out, args = args[1], args[2:]
+    os.makedirs(out, exist_ok=True)
+    for name in args or DEFAULT:
         graph = build_graph(os.path.join(REPO, "graphs", f"{name}.json"), None)
-        with open(os.path.join(OUT, f"{name}.mmd"), "w", encoding="utf-8") as f:
+        with open(os.path.join(out, f"{name}.mmd"), "w", encoding="utf-8") as f:
             f.write(graph.get_graph().draw_mermaid())
         print(f"wrote {name}.mmd")
 

@@ -32,6 +32,9 @@ SUPERSTEP_ORACLE_PG="$SUPERSTEP_PG_URL" PYTHONHASHSEED=0 "$PGPY" tests/postgres/
 SUPERSTEP_ORACLE_PG="$SUPERSTEP_PG_URL" PYTHONHASHSEED=0 "$PGPY02" -W ignore tests/postgres/gen_v02_pg.py --out "$PGFX"
 SUPERSTEP_PG_FIXTURES="$PGFX" cargo test --test oracle_fixtures -- --ignored --nocapture
 
+echo "-- the README's Postgres examples on the fx_multi_interrupt database just written (ids, timestamps and the port normalised; ~1 s)"
+SUPERSTEP_README_PG="$SUPERSTEP_PG_URL" cargo test --test readme_examples -- --ignored the_postgres_examples
+
 echo "-- differential on Postgres: every scenario on real PostgresSaver (diff_*) and on the engine (ss_*), rows compared (~2 min)"
 SUPERSTEP_DIFF_PG="$SUPERSTEP_PG_URL" bash tests/differential/generate.sh "$PGDIFF" "$PGPY"
 SUPERSTEP_PG_DIFFERENTIAL="$PGDIFF" cargo test --test differential -- --ignored --nocapture

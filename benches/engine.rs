@@ -1,6 +1,9 @@
 //! Engine benchmark, side by side with LangGraph in one run (issue: engine).
 //!
-//!     cargo bench --bench engine -- [--python PY] [--n 100,1000,10000] [--repeat 3] [--modes full,normal,memory] [--dir DIR]
+//!     cargo bench --bench engine -- [--python PY] [--n 100,1000,10000] [--repeat 3] [--modes full,normal,memory] [--dir DIR] [--delta]
+//!
+//! `--delta`: the loop's list as a DeltaChannel on both sides (superstep: benches/loop_delta.json;
+//! LangGraph: lg_engine.py --delta, `DeltaChannel(operator.add, snapshot_frequency=100)`).
 //!
 //! For each N: the loop graph (graphs/loop.json) for N supersteps on superstep's engine and on
 //! LangGraph 1.2.24 + SqliteSaver (benches/lg_engine.py), at three SQLite settings: SqliteSaver's
@@ -106,9 +109,14 @@ fn replay_floor(mode: &str, dir: &Path, steps: &[StepRows]) -> f64 {
     steps.len() as f64 / t0.elapsed().as_secs_f64()
 }
 
-fn superstep_run(n: u64, mode: &str, dir: &Path) -> Run {
+fn superstep_run(n: u64, mode: &str, dir: &Path, delta: bool) -> Run {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let lg = superstep::spec::load(&root.join("graphs/loop.json")).unwrap();
+    let spec = if delta {
+        "benches/loop_delta.json"
+    } else {
+        "graphs/loop.json"
+    };
+    let lg = superstep::spec::load(&root.join(spec)).unwrap();
     let db: PathBuf = if mode == "memory" {
         PathBuf::from(":memory:")
     } else {
@@ -165,7 +173,7 @@ fn superstep_run(n: u64, mode: &str, dir: &Path) -> Run {
     }
 }
 
-fn langgraph_run(py: &str, n: u64, mode: &str, dir: &Path) -> Run {
+fn langgraph_run(py: &str, n: u64, mode: &str, dir: &Path, delta: bool) -> Run {
     let db = dir.join(format!("lg-{mode}-{n}.sqlite"));
     let out = Command::new(py)
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/lg_engine.py"))
@@ -177,6 +185,7 @@ fn langgraph_run(py: &str, n: u64, mode: &str, dir: &Path) -> Run {
             "--db",
             db.to_str().unwrap(),
         ])
+        .args(delta.then_some("--delta"))
         .output()
         .expect("run python");
     assert!(
@@ -251,9 +260,17 @@ fn main() {
     }));
     std::fs::create_dir_all(&dir).unwrap();
     let only = args.iter().any(|a| a == "--superstep-only");
+    let delta = args.iter().any(|a| a == "--delta");
     let ceil_full = if only { 0.0 } else { ceiling("full", &dir) };
     let ceil_normal = if only { 0.0 } else { ceiling("normal", &dir) };
-    println!("## superstep engine vs LangGraph 1.2.24 + SqliteSaver (loop graph)\n");
+    println!(
+        "## superstep engine vs LangGraph 1.2.24 + SqliteSaver (loop graph{})\n",
+        if delta {
+            ", its list as DeltaChannel(operator.add, snapshot_frequency=100)"
+        } else {
+            ""
+        }
+    );
     println!(
         "raw SQLite ceiling on {}: {:.0} commits/s at synchronous=FULL, {:.0} at NORMAL (WAL)\n",
         dir.display(),
@@ -277,7 +294,7 @@ fn main() {
     if args.iter().any(|a| a == "--superstep-only") {
         for &n in &ns {
             for mode in &modes {
-                let s = superstep_run(n, mode, &dir);
+                let s = superstep_run(n, mode, &dir, delta);
                 println!(
                     "superstep N={n} {mode}: {:.0} steps/s, {:.1} µs/step, {} txns",
                     s.steps as f64 / s.secs,
@@ -293,8 +310,8 @@ fn main() {
             let (mut ss, mut lg, mut fl) = (Vec::new(), Vec::new(), Vec::new());
             let (mut last_s, mut last_l) = (None, None);
             for _ in 0..repeat {
-                let s = superstep_run(n, mode, &dir);
-                let l = langgraph_run(&py, n, mode, &dir);
+                let s = superstep_run(n, mode, &dir, delta);
+                let l = langgraph_run(&py, n, mode, &dir, delta);
                 ss.push(s.steps as f64 / s.secs);
                 lg.push(l.steps as f64 / l.secs);
                 fl.push(replay_floor(mode, &dir, &s.rows));

@@ -474,6 +474,20 @@ fn fresh_state<'a>(
                 continue;
             }
         }
+        // a DeltaChannel with `operator.add`: `state + [w1, w2]`, each write one item
+        let is_delta_add = matches!(
+            &ch.kind,
+            ChannelKind::Delta {
+                reducer: ReducerFn::Add,
+                ..
+            }
+        );
+        if let (true, Some(Value::Array(cur))) = (is_delta_add, ch.value_ref()) {
+            if vals.iter().all(|v| crate::value::ext::overwrite_value(v).is_none()) {
+                out.push((k.as_str(), Arg::Concat(cur, vals.into_iter().cloned().collect())));
+                continue;
+            }
+        }
         let owned: Vec<Value> = vals.into_iter().cloned().collect();
         let mut copy: Channel = ch.clone();
         copy.update(&owned, Some(&reducer))

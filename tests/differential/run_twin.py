@@ -176,6 +176,11 @@ def play_op(graph, conn, thread: str, op: dict):
         raise ScenarioError(f"op {kind!r}: unknown keys {sorted(extra)}")
 
     config = {"configurable": {"thread_id": thread}, "recursion_limit": RECURSION_LIMIT}
+    # a scenario's "max_concurrency": LangGraph's RunnableConfig key; 1 makes the loop's background
+    # executor one FIFO thread, so every put_writes of a step has finished when durability="sync"
+    # waits for the step's checkpoint (see README.md: races)
+    if getattr(graph, "twin_max_concurrency", None):
+        config["max_concurrency"] = graph.twin_max_concurrency
     if op.get("ns") is not None:
         # a subgraph's checkpoint, addressed with the config LangGraph gives it (get_state in
         # that namespace: checkpoint_ns, checkpoint_id and the checkpoint_map of its parents)
@@ -251,6 +256,7 @@ def run(graph_name: str, out_dir: str, repo: str, pg: str | None = None) -> list
         db_path = os.path.join(out_dir, f"{graph_name}.sqlite")
         conn, saver = fresh_db(db_path)
     graph = build_graph(spec_path, saver, seed=scenario.get("seed", 0))
+    graph.twin_max_concurrency = scenario.get("max_concurrency")
 
     events: list[dict] = []
     try:

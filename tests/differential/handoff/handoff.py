@@ -279,9 +279,11 @@ class PyDB:
     With `pg` (a server URL) `path` is a database name on that server and the saver is PostgresSaver:
     the database is made empty, and superstep may create the tables in it."""
 
-    def __init__(self, path: str, spec_path: str, seed: int, fresh: bool, pg: str | None = None):
+    def __init__(self, path: str, spec_path: str, seed: int, fresh: bool, pg: str | None = None,
+                 max_concurrency: int | None = None):
         self.path = path
         self.pg = pg
+        self.max_concurrency = max_concurrency
         self.spec_path = spec_path
         self.seed = seed
         self.conn = None
@@ -308,6 +310,7 @@ class PyDB:
                 self.saver = SqliteSaver(self.conn)
                 self.saver.setup()
             self.graph = build_graph(self.spec_path, self.saver, seed=self.seed)
+            self.graph.twin_max_concurrency = self.max_concurrency
         return self
 
     def _exists(self) -> bool:
@@ -501,7 +504,8 @@ def run_graph(name: str, repo: str, out: str, superstep: str, report: dict, pg: 
     # the reference: every suffixed thread played entirely by LangGraph
     t0 = time.monotonic()
     pure_path = f"ho_{name}_pure" if pg else os.path.join(out, f"{name}.pure.sqlite")
-    pure = PyDB(pure_path, spec_path, seed, fresh=True, pg=pg).ensure()
+    mc = scenario.get("max_concurrency")
+    pure = PyDB(pure_path, spec_path, seed, fresh=True, pg=pg, max_concurrency=mc).ensure()
     pure_events = []
     pure_outcomes = {}
     pure_views = {}
@@ -525,7 +529,7 @@ def run_graph(name: str, repo: str, out: str, superstep: str, report: dict, pg: 
     for direction in DIRECTIONS:
         t0 = time.monotonic()
         mixed_path = f"ho_{name}_{direction}" if pg else os.path.join(out, f"{name}.{direction}.sqlite")
-        mixed = PyDB(mixed_path, spec_path, seed, fresh=True, pg=pg)
+        mixed = PyDB(mixed_path, spec_path, seed, fresh=True, pg=pg, max_concurrency=mc)
         events = []
         compared = []
         try:
@@ -629,16 +633,12 @@ def run_graph(name: str, repo: str, out: str, superstep: str, report: dict, pg: 
         })
 
 
-# Graphs whose pure LangGraph run is not reproducible, so a mixed thread cannot be held to it.
-UNSTABLE_REFERENCE = {
-    "aliasing": "LangGraph's own rows for it are not reproducible: 4 of 12 hand-off runs of this graph "
-                "mismatched on a task result, differently each time (likely: nodes mutate the state in "
-                "place while the previous checkpoint is still serialised in the background); the "
-                "differential suite compares it with one recorded run",
-    "sub_error": "LangGraph's own rows for it are not reproducible: the subgraph runs flaky beside strict, "
-                 "which fails; whether flaky's write is saved before the step fails is timing (a hand-off "
-                 "run mismatched on fixed_by_update@1: flaky's write present in one run, absent in the other)",
-}
+# Graphs whose pure LangGraph run is not reproducible, so a mixed thread cannot be held to it. Empty:
+# aliasing and sub_error raced in LangGraph's background executor (a put_writes serialising an object
+# a later node changes in place; a retried task's write against a failing sibling); their scenarios
+# now run with "max_concurrency": 1 (one FIFO executor thread: deterministic rows, see
+# tests/differential/README.md), 12 of 12 twin runs each identical to superstep's rows.
+UNSTABLE_REFERENCE: dict[str, str] = {}
 
 
 def main() -> int:

@@ -95,6 +95,43 @@ fn timedelta(days: i64, secs: i64, us: i64) -> String {
     t
 }
 
+/// What a node wrote, on one line, at most `max` columns: a task's result (`{"messages": [...]}`)
+/// as `messages: Tool get_weather ✓ "Paris: 18°C…"` — each key, then its value — and a list of
+/// one message as that message (`AI calls search(…)`, not `1 msg · last: AI …`).
+pub fn written_line(j: &Json, max: usize) -> String {
+    let one = written_value;
+    match j {
+        Json::Object(o)
+            if !o.is_empty() && !o.contains_key("__type__") && Message::from_view(j).is_none() =>
+        {
+            let mut out = String::new();
+            for (k, v) in o {
+                if !out.is_empty() {
+                    out.push_str("  ");
+                }
+                out.push_str(&crate::text::escape(k));
+                out.push_str(": ");
+                let used = crate::text::width(&out);
+                if used >= max {
+                    break;
+                }
+                out.push_str(&one(v, max - used));
+            }
+            wrap::cut(&out, max)
+        }
+        _ => one(j, max),
+    }
+}
+
+/// A value written to a channel, on one line: [`line`], but a list of one message is that
+/// message (an `add_messages` write of one message).
+pub fn written_value(j: &Json, max: usize) -> String {
+    match conversation::messages_in(j) {
+        Some(msgs) if msgs.len() == 1 => conversation::message_line(&msgs[0], max),
+        _ => line(j, max),
+    }
+}
+
 /// A value on one line, at most `max` columns.
 pub fn line(j: &Json, max: usize) -> String {
     if let Some(msgs) = conversation::messages_in(j) {
@@ -269,5 +306,25 @@ mod tests {
         for (j, want) in cases {
             assert_eq!(line(&j, 200), want, "{j}");
         }
+    }
+}
+
+#[cfg(test)]
+mod written_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_result_is_its_keys_then_values_and_one_message_is_that_message() {
+        let tool = json!({"__type__": "langchain_core.messages.tool.ToolMessage",
+            "content": "1024", "name": "calculator", "tool_call_id": "c1", "type": "tool"});
+        let line = written_line(&json!({"messages": [tool.clone()], "n": 2}), 80);
+        assert_eq!(line, "messages: Tool calculator ✓ \"1024\"  n: 2");
+        assert_eq!(
+            written_value(&json!([tool]), 80),
+            "Tool calculator ✓ \"1024\""
+        );
+        // not a result: a typed leaf, a dict value as a write
+        assert_eq!(written_value(&json!({"a": 1}), 80), "{\"a\":1}");
     }
 }

@@ -162,3 +162,34 @@ fn human_show_reads_an_agent_conversation() {
         stderr(&o)
     );
 }
+
+/// `show` names what each task wrote, messages as messages: `wrote messages: Tool get_weather ✓
+/// "Paris: …"` (it printed `result={"messages":[Tool …]}`), and a pending write of one message is
+/// that message (it printed `1 msg · last: Tool …`). A real create_react_agent step with two
+/// parallel tool calls (agent.sqlite, thread react, step 1).
+#[test]
+fn show_says_what_each_task_wrote_as_messages() {
+    let db = fixture("agent.sqlite");
+    let db = db.to_str().unwrap();
+    let out = run_ok(&[
+        "show",
+        "--db",
+        db,
+        "-t",
+        "react",
+        "--checkpoint",
+        "1f1ef001-e7ee-6304-8001-90cc33c02b5b",
+    ]);
+    assert!(out.contains(
+        "tools  done         wrote messages: Tool get_weather ✓ \"Paris: 18°C, light rain, wind 12 km/h from the south-west\"\n"
+    ), "{out}");
+    assert!(
+        out.contains("tools  done         wrote messages: Tool calculator ✓ \"1024\"\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("0  messages         WRITE      Tool calculator ✓ \"1024\"\n"),
+        "{out}"
+    );
+    assert!(!out.contains("1 msg · last"), "{out}");
+}

@@ -371,3 +371,28 @@ fn the_viewer_opens_on_the_newest_message_at_every_size() {
         }
     }
 }
+
+/// A task's result and a pending write read as the messages they hold: the Tasks pane says
+/// `done messages: Tool get_weather ✓ "Paris: 18°C…"` (it said `done        {"messages":[T`),
+/// and a write of one message is that message (it said `1 msg · last: Tool …`).
+#[test]
+fn task_results_and_writes_read_as_their_messages() {
+    let mut s = Session::open("react");
+    // step 1: the two parallel tool calls ran (tools ×2, Send)
+    s.keys("9j");
+    let screen = s.screen();
+    assert!(
+        screen.contains("│▸ 2cfbee10 tools done messages: Tool get_we"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("│  5bd6e628 tools done messages: Tool calcul"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("WRITE     Tool get_weather ✓ \"Paris: 18°C, light rain"),
+        "{screen}"
+    );
+    assert!(!screen.contains("1 msg · last"), "{screen}");
+    assert!(!screen.contains("{\"messages\""), "{screen}");
+}

@@ -162,6 +162,8 @@ pub fn checkpoint_view(d: CheckpointData, latest: bool) -> CheckpointView {
             };
             let detail = if view.is_null() {
                 String::new()
+            } else if t.error.is_none() && t.result.is_some() {
+                crate::present::written_line(&view, PREVIEW)
             } else {
                 preview(&view, PREVIEW)
             };
@@ -186,7 +188,7 @@ pub fn checkpoint_view(d: CheckpointData, latest: bool) -> CheckpointView {
     for p in &snap.pending_writes {
         let node = node_of(&snap, &p.task_id, &p.task_path);
         let view = p.value.view(o);
-        let mut pv = preview(&view, PREVIEW);
+        let mut pv = crate::present::written_value(&view, PREVIEW);
         if p.kind == WriteKind::Interrupt {
             // LangGraph 0.2 wrote one Interrupt per write (no id), 1.x a list
             let items = match p.value.as_value() {

@@ -357,16 +357,24 @@ pub fn snapshot_with(s: &Snapshot, o: &Layout, out: &mut dyn Write) -> std::io::
             if let Some(e) = &t.error {
                 extra.push_str(&format!("  error={}", preview(&e.view(opts), 120)));
             }
-            if let Some(r) = &t.result {
-                let j = match r {
-                    TaskResult::Return(v) => to_view(v, opts),
-                    TaskResult::Writes(w) => serde_json::Value::Object(
+            // what the task wrote, key by key, messages as messages (`wrote messages: Tool
+            // get_weather ✓ "…"`), or what a functional task returned
+            match &t.result {
+                Some(TaskResult::Return(v)) => {
+                    extra.push_str(&format!("  returned {}", preview(&to_view(v, opts), 120)));
+                }
+                Some(TaskResult::Writes(w)) => {
+                    let j = serde_json::Value::Object(
                         w.iter()
                             .map(|(k, v)| (k.clone(), to_view(v, opts)))
                             .collect(),
-                    ),
-                };
-                extra.push_str(&format!("  result={}", preview(&j, 120)));
+                    );
+                    extra.push_str(&format!(
+                        "  wrote {}",
+                        crate::present::written_line(&j, 120)
+                    ));
+                }
+                None => {}
             }
             writeln!(
                 out,
@@ -471,5 +479,5 @@ fn write_preview(p: &crate::snapshot::PendingWrite, legacy: bool, opts: ViewOpti
             }
         }
     }
-    preview(&p.value.view(opts), 100)
+    crate::present::written_value(&p.value.view(opts), 100)
 }

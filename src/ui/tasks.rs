@@ -152,12 +152,18 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
         .max()
         .unwrap_or(4)
         .clamp(4, 14);
+    // as wide as the longest status shown (`done` alone leaves room for the result)
+    let sw = tasks
+        .iter()
+        .map(|t| super::width(t.status.label()))
+        .max()
+        .unwrap_or(4);
     let row = |i: usize| -> Line {
         let t = &tasks[i];
         let mut spans = vec![
             Span::styled(fit(crate::text::head(&t.id, 8), 8), theme::dim()),
             Span::raw(format!(" {} ", fit(&t.name, nw))),
-            Span::styled(fit(t.status.label(), 11), theme::status(t.status)),
+            Span::styled(fit(t.status.label(), sw), theme::status(t.status)),
         ];
         if t.ns.is_some() {
             spans.push(Span::styled(" ⤷subgraph (s)", theme::bold()));

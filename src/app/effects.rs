@@ -849,7 +849,7 @@ impl<'g> Runtime<'g> {
                     None => vec![
                         Action::ThreadsLoaded(threads.clone(), more),
                         Action::Info(format!(
-                            "the spec has no input: N starts thread {t} with one"
+                            "thread {t} does not exist yet: N starts it with an input"
                         )),
                     ],
                 }

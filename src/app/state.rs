@@ -333,6 +333,9 @@ impl RunView {
 pub struct TextInput {
     pub text: String,
     pub cursor: usize,
+    /// The text is a proposal (the New-thread dialog's `t1` and `{}`), shown selected: the first
+    /// character typed replaces it, Backspace / Delete clear it, a cursor key keeps it to edit.
+    pub proposed: bool,
 }
 
 impl TextInput {
@@ -340,6 +343,15 @@ impl TextInput {
         TextInput {
             text: s.to_string(),
             cursor: s.chars().count(),
+            proposed: false,
+        }
+    }
+
+    /// A proposed text: typing replaces it (see [`TextInput::proposed`]).
+    pub fn proposal(s: &str) -> TextInput {
+        TextInput {
+            proposed: !s.is_empty(),
+            ..TextInput::new(s)
         }
     }
     fn byte(&self, c: usize) -> usize {
@@ -351,6 +363,13 @@ impl TextInput {
     }
     pub fn edit(&mut self, k: &super::action::InputKey) {
         use super::action::InputKey::*;
+        if std::mem::take(&mut self.proposed) && matches!(k, Char(_) | Backspace | Delete) {
+            self.text.clear();
+            self.cursor = 0;
+            if !matches!(k, Char(_)) {
+                return;
+            }
+        }
         let n = self.text.chars().count();
         match k {
             Char(c) => {

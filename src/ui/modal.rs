@@ -49,6 +49,16 @@ pub(super) fn field(t: &TextInput, active: bool) -> Vec<Span<'static>> {
     if !active {
         return vec![Span::raw(t.text.clone())];
     }
+    if t.proposed {
+        // selected: what typing replaces
+        return vec![
+            Span::styled(
+                t.text.clone(),
+                Style::default().add_modifier(ratatui::style::Modifier::REVERSED),
+            ),
+            Span::raw(" "),
+        ];
+    }
     vec![
         Span::raw(before),
         Span::styled(
@@ -315,7 +325,14 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect) {
             let mut lines = vec![
                 Line::from(n),
                 Line::from(i),
-                validity(&input.text, "(type the input as JSON)"),
+                if input.proposed && *which == 1 {
+                    Line::styled(
+                        "    ✓ valid JSON · typing replaces it, ← → edit it",
+                        theme::ok(),
+                    )
+                } else {
+                    validity(&input.text, "(type the input as JSON)")
+                },
                 Line::styled("graph.invoke(input, {thread_id}) — writes the input checkpoint; n steps from it", theme::dim()),
             ];
             if let Some(e) = error {

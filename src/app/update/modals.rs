@@ -333,8 +333,8 @@ pub(super) fn open_new_thread(s: &mut AppState) {
         .map(|j| serde_json::to_string(j).unwrap_or_default())
         .unwrap_or_else(|| "{}".into());
     s.modal = Some(Modal::NewThread {
-        name: TextInput::new(&name),
-        input: TextInput::new(&input),
+        name: TextInput::proposal(&name),
+        input: TextInput::proposal(&input),
         field: 1,
         error: None,
     });

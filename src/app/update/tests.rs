@@ -520,3 +520,32 @@ fn text_fields_edit_at_the_cursor() {
         .unwrap_err()
         .starts_with("invalid JSON: EOF while parsing"));
 }
+
+/// `N` proposes `t2` and the spec's input, selected: typing replaces them (it appended to them:
+/// `{}{"messages": …}`, invalid JSON, so the README's own `N` instructions failed), a cursor
+/// key keeps the proposal to edit, Backspace clears it.
+#[test]
+fn new_thread_typing_replaces_the_proposed_name_and_input() {
+    use crate::app::action::InputKey::*;
+    let mut s = debug_state();
+    update(&mut s, Action::OpenNewThread);
+    for c in "{\"request\": \"y\"}".chars() {
+        update(&mut s, Action::Input(Char(c)));
+    }
+    let e = update(&mut s, Action::Submit);
+    assert!(
+        matches!(&e[0], Effect::NewThread { thread, input } if thread == "t1" && *input == json!({"request": "y"})),
+        "{e:?}"
+    );
+    // a cursor key: edit the proposal
+    let mut t = TextInput::proposal("{}");
+    t.edit(&Left);
+    t.edit(&Char(' '));
+    assert_eq!((t.text.as_str(), t.proposed), ("{ }", false));
+    // Backspace: clear it
+    let mut t = TextInput::proposal("t1");
+    t.edit(&Backspace);
+    assert_eq!(t.text, "");
+    t.edit(&Char('a'));
+    assert_eq!(t.text, "a");
+}

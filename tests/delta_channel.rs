@@ -156,3 +156,38 @@ fn the_inspector_rebuilds_what_the_engine_wrote_as_it_does_langgraphs_rows() {
         ])
     );
 }
+
+/// The values and next LangGraph's own get_state_history gave for every thread of the `delta`
+/// scenario (run_twin.py `dump_values`: expected/delta.values.json), against the inspector's
+/// history with the spec (so the Starlark batch reducer `merge_unique` runs) on LangGraph's DB.
+/// (The engine's rows for the same scenario equal LangGraph's: tests/differential.rs.)
+#[test]
+fn history_values_equal_langgraphs_get_state_history_on_both_dbs() {
+    let dump: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/differential/expected/delta.values.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let theirs_db = root().join("tests/differential/expected/delta.sqlite");
+    let mut compared = 0;
+    for (thread, states) in dump.as_object().unwrap() {
+        let states = states.as_array().unwrap();
+        let shown = history(theirs_db.to_str().unwrap(), thread);
+        assert_eq!(shown.len(), states.len(), "{thread}");
+        for (i, (s, lg)) in shown.iter().zip(states).enumerate() {
+            assert_eq!(
+                s["config"]["configurable"]["checkpoint_id"], lg["checkpoint_id"],
+                "{thread} #{i}"
+            );
+            assert_eq!(s["values"], lg["values"], "{thread} #{i}: values");
+            assert_eq!(s["next"], lg["next"], "{thread} #{i}: next");
+            assert!(
+                !s.to_string().contains("$snapshot"),
+                "{thread} #{i}: a delta key not rebuilt: {}",
+                s["values"]
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 60, "{compared}");
+}

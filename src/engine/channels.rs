@@ -277,12 +277,10 @@ impl Channel {
             }
         }
         let rest = &writes[start..];
-        let value = if rest.is_empty() {
-            base
-        } else {
-            delta_reduce(&self.name, reducer, base, rest, code)?
-        };
-        self.content = Content::Value(value);
+        if !rest.is_empty() {
+            delta_reduce(&self.name, reducer, &mut base, rest, code)?;
+        }
+        self.content = Content::Value(base);
         Ok(())
     }
 
@@ -382,22 +380,16 @@ impl Channel {
                     self.content = Content::Value(if o.is_nil() { empty.clone() } else { o });
                     return Ok(true);
                 }
-                let (reducer, empty) = (reducer.clone(), empty.clone());
-                let base = match std::mem::replace(&mut self.content, Content::Missing) {
-                    Content::Value(v) => v,
-                    _ => empty,
-                };
-                let kept = base.clone();
-                match delta_reduce(&key, &reducer, base, values, code) {
-                    Ok(v) => {
-                        self.content = Content::Value(v);
-                        Ok(true)
-                    }
-                    Err(e) => {
-                        self.content = Content::Value(kept);
-                        Err(e)
-                    }
+                if !matches!(self.content, Content::Value(_)) {
+                    self.content = Content::Value(empty.clone());
                 }
+                let reducer = reducer.clone();
+                let Content::Value(base) = &mut self.content else {
+                    unreachable!()
+                };
+                // in place: the value is not copied per step (a long list stays O(writes))
+                delta_reduce(&key, &reducer, base, values, code)?;
+                Ok(true)
             }
             ChannelKind::Ephemeral { guard } => {
                 if values.is_empty() {
@@ -504,32 +496,39 @@ impl Channel {
     }
 }
 
-/// A DeltaChannel's reducer on one batch: `reducer(state, [w1, w2, ...])`. `operator.add` is
-/// `state + writes` (each write becomes one item); a Starlark reducer gets the list of writes.
+/// A DeltaChannel's reducer on one batch, in place: `reducer(state, [w1, w2, ...])`.
+/// `operator.add` is `state + writes` (each write becomes one item); a Starlark reducer gets the
+/// list of writes. On an error `state` is left as it was.
 fn delta_reduce(
     key: &str,
     reducer: &ReducerFn,
-    mut base: Value,
+    state: &mut Value,
     writes: &[Value],
     code: Option<&dyn ReduceWith>,
-) -> Result<Value, EngineError> {
+) -> Result<(), EngineError> {
     let r = match reducer {
-        ReducerFn::Add => match &mut base {
+        ReducerFn::Add => match state {
             Value::Array(a) => {
                 a.extend(writes.iter().cloned());
-                Ok(base)
+                return Ok(());
             }
-            _ => add(&base, &Value::Array(writes.to_vec())),
+            _ => add(state, &Value::Array(writes.to_vec())),
         },
         ReducerFn::Code(f) => match code {
-            Some(c) => c.reduce(f, &base, &Value::Array(writes.to_vec())),
+            Some(c) => c.reduce(f, state, &Value::Array(writes.to_vec())),
             None => Err(format!("reducer {f} needs the graph's code")),
         },
     };
-    r.map_err(|message| EngineError::Reducer {
-        key: key.to_string(),
-        message,
-    })
+    match r {
+        Ok(v) => {
+            *state = v;
+            Ok(())
+        }
+        Err(message) => Err(EngineError::Reducer {
+            key: key.to_string(),
+            message,
+        }),
+    }
 }
 
 fn same_set(a: &[String], b: &[String]) -> bool {

@@ -233,6 +233,7 @@ impl Graph {
                     StateKey::new(k, kind, default)
                 })
                 .collect(),
+            code: None,
         }
     }
 }

@@ -483,8 +483,14 @@ fn fresh_state<'a>(
             }
         );
         if let (true, Some(Value::Array(cur))) = (is_delta_add, ch.value_ref()) {
-            if vals.iter().all(|v| crate::value::ext::overwrite_value(v).is_none()) {
-                out.push((k.as_str(), Arg::Concat(cur, vals.into_iter().cloned().collect())));
+            if vals
+                .iter()
+                .all(|v| crate::value::ext::overwrite_value(v).is_none())
+            {
+                out.push((
+                    k.as_str(),
+                    Arg::Concat(cur, vals.into_iter().cloned().collect()),
+                ));
                 continue;
             }
         }

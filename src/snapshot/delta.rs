@@ -147,7 +147,12 @@ pub fn rebuild(
         rest = &h.writes[i + 1..];
     }
     let why = match reducer {
-        Some(r) => match delta_reduce(r, &base, rest) {
+        Some(r) => match match (r, topology.and_then(|t| t.code.as_ref())) {
+            (ReducerId::Starlark(f), Some(code)) => {
+                code.0.reduce(f, &base, &Value::Array(rest.to_vec()))
+            }
+            _ => delta_reduce(r, &base, rest),
+        } {
             Ok(v) => return (v, None),
             Err(why) => format!("reducer {}: {why}", r.display()),
         },

@@ -310,13 +310,29 @@ pub(super) fn apply_groups(
             ChannelKind::DeltaChannel { reducer, .. } => {
                 // `DeltaChannel.update`: the last Overwrite resets the base, the rest goes to the
                 // reducer in one batch
-                let mut base = current.clone().unwrap_or(Value::Array(Vec::new()));
+                // `typ()`: where the channel starts, and what `Overwrite(None)` resets it to
+                let empty = topology
+                    .and_then(|t| t.key(&key))
+                    .and_then(|k| k.default.clone())
+                    .unwrap_or(Value::Array(Vec::new()));
+                let mut base = current.clone().unwrap_or(empty.clone());
                 let mut rest = writes.as_slice();
                 if let Some(i) = writes.iter().rposition(|w| overwrite_value(w).is_some()) {
-                    base = overwrite_value(&writes[i]).unwrap_or(Value::Nil);
+                    base = match overwrite_value(&writes[i]) {
+                        Some(Value::Nil) | None => empty,
+                        Some(v) => v,
+                    };
                     rest = &writes[i + 1..];
                 }
-                match delta_reduce(reducer, &base, rest) {
+                // the graph's own reducer when it is loaded (a spec's Starlark function)
+                let code = topology.and_then(|t| t.code.as_ref());
+                let reduced = match (reducer, code) {
+                    (ReducerId::Starlark(f), Some(c)) if !rest.is_empty() => {
+                        c.0.reduce(f, &base, &Value::Array(rest.to_vec()))
+                    }
+                    _ => delta_reduce(reducer, &base, rest),
+                };
+                match reduced {
                     Ok(v) => current = Some(v),
                     Err(why) => cannot(reducer, why, warnings),
                 }

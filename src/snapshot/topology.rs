@@ -274,6 +274,30 @@ pub struct NodeTopo {
     pub subgraph: bool,
 }
 
+/// A graph's own reducer functions, callable by the inspector (a spec's Starlark code): what it
+/// needs to rebuild a DeltaChannel key whose reducer is the graph's function.
+pub trait ReducerCode: Send + Sync {
+    /// `func(current, update)`; a DeltaChannel passes the list of writes as `update`.
+    fn reduce(&self, func: &str, current: &Value, update: &Value) -> Result<Value, String>;
+}
+
+/// The code behind a topology, when the graph is loaded (a spec); not part of its shape: two
+/// topologies compare equal whatever their code.
+#[derive(Clone)]
+pub struct GraphCode(pub std::sync::Arc<dyn ReducerCode>);
+
+impl std::fmt::Debug for GraphCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GraphCode")
+    }
+}
+
+impl PartialEq for GraphCode {
+    fn eq(&self, _: &GraphCode) -> bool {
+        true
+    }
+}
+
 /// A graph's shape as far as snapshots need it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Topology {
@@ -281,6 +305,8 @@ pub struct Topology {
     pub nodes: Vec<NodeTopo>,
     /// State keys in spec order.
     pub state_keys: Vec<StateKey>,
+    /// The graph's reducer functions, when the graph itself is loaded (a spec).
+    pub code: Option<GraphCode>,
 }
 
 impl Topology {
@@ -333,7 +359,11 @@ impl Topology {
                 StateKey::new(k, kind, default)
             })
             .collect();
-        Ok(Topology { nodes, state_keys })
+        Ok(Topology {
+            nodes,
+            state_keys,
+            code: None,
+        })
     }
 
     /// The interchange JSON (what `from_oracle_json` reads). Channels other than the state keys

@@ -106,7 +106,12 @@ impl GraphSource for SpecSource<'_> {
                 lg = lg.children.get(name)?;
             }
         }
-        Some(lg.graph.topology())
+        let mut t = lg.graph.topology();
+        // the inspector may run the spec's reducers (a DeltaChannel key's Starlark reducer)
+        t.code = Some(crate::snapshot::topology::GraphCode(std::sync::Arc::new(
+            lg.code.clone(),
+        )));
+        Some(t)
     }
 
     fn run(&mut self, req: RunRequest) -> RunOutcome {

@@ -463,6 +463,7 @@ pub fn from_star(v: Value) -> Result<RValue, String> {
 }
 
 /// A loaded Starlark module holding a graph's functions.
+#[derive(Clone)]
 pub struct StarlarkCode {
     module: FrozenModule,
     /// Per function: the only state keys it reads (`spec::reads`), when that is provable.
@@ -690,5 +691,11 @@ impl NodeCode for StarlarkCode {
             NodeError::Interrupt => "interrupt() cannot be called in a reducer".into(),
             NodeError::ParentCommand(_) => "a reducer cannot return Command(graph=PARENT)".into(),
         })
+    }
+}
+
+impl crate::snapshot::topology::ReducerCode for StarlarkCode {
+    fn reduce(&self, func: &str, current: &RValue, update: &RValue) -> Result<RValue, String> {
+        NodeCode::reduce(self, func, current, update)
     }
 }

@@ -272,6 +272,20 @@ def run(graph_name: str, out_dir: str, repo: str, pg: str | None = None) -> list
                                    "message": str(exc)})
                 else:
                     events.append({"thread": thread, "op": i, "outcome": "ok"})
+        if scenario.get("dump_values"):
+            # LangGraph's own get_state_history of every thread (values and next per checkpoint,
+            # newest first): what the inspector must show for them (tests/delta_channel.rs)
+            dump = {
+                th["thread"]: [
+                    {"checkpoint_id": s.config["configurable"]["checkpoint_id"],
+                     "values": s.values, "next": list(s.next)}
+                    for s in graph.get_state_history({"configurable": {"thread_id": th["thread"]}})
+                ]
+                for th in scenario["threads"]
+            }
+            with open(os.path.join(out_dir, f"{graph_name}.values.json"), "w", encoding="utf-8") as f:
+                json.dump(dump, f, indent=1, ensure_ascii=False)
+                f.write("\n")
     finally:
         if pg:
             conn.close()

@@ -396,3 +396,22 @@ fn task_results_and_writes_read_as_their_messages() {
     assert!(!screen.contains("1 msg · last"), "{screen}");
     assert!(!screen.contains("{\"messages\""), "{screen}");
 }
+
+/// A task paused by `interrupt({...})` says what it asks, key by key, in the Tasks and
+/// Interrupts panes (`interrupted question: "Run this tool call?"`; it was `interrupted [{"`).
+#[test]
+fn an_interrupted_task_says_what_it_asks() {
+    let mut s = Session::open("review");
+    s.app
+        .dispatch(superstep::app::action::Action::Resize(200, 40));
+    s.term.backend_mut().resize(200, 40);
+    let screen = s.screen();
+    assert!(
+        screen.contains("review interrupted question: \"Run this tool call?\"  tool_call: {"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("review 52012fcb question: \"Run this tool call?\""),
+        "{screen}"
+    );
+}

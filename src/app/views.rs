@@ -164,6 +164,19 @@ pub fn checkpoint_view(d: CheckpointData, latest: bool) -> CheckpointView {
                 String::new()
             } else if t.error.is_none() && t.result.is_some() {
                 crate::present::written_line(&view, PREVIEW)
+            } else if let (None, None, [first, ..]) = (
+                &t.error,
+                &t.result,
+                view.as_array().map(Vec::as_slice).unwrap_or_default(),
+            ) {
+                // what the interrupt asks, key by key: `question: "Approve this refund?" …`
+                let n = t.interrupts.len();
+                let head = if n > 1 {
+                    format!("{n} interrupts · ")
+                } else {
+                    String::new()
+                };
+                format!("{head}{}", crate::present::written_line(first, PREVIEW))
             } else {
                 preview(&view, PREVIEW)
             };
@@ -237,7 +250,7 @@ pub fn checkpoint_view(d: CheckpointData, latest: bool) -> CheckpointView {
                         id: i.id.clone(),
                         node: node.clone(),
                         task_id: p.task_id.clone(),
-                        preview: preview(&value, PREVIEW),
+                        preview: crate::present::written_line(&value, PREVIEW),
                         value,
                         pending: pending_ids.contains(&i.id.as_str()),
                         answer,
@@ -264,7 +277,7 @@ pub fn checkpoint_view(d: CheckpointData, latest: bool) -> CheckpointView {
                     id: i.id.clone(),
                     node: t.name.clone(),
                     task_id: t.id.clone(),
-                    preview: preview(&value, PREVIEW),
+                    preview: crate::present::written_line(&value, PREVIEW),
                     value,
                     pending: !t.finished,
                     answer: None,

@@ -464,7 +464,13 @@ fn postgres_every_graph_writes_what_postgres_saver_writes() {
         "differential on Postgres: {} graphs, {} threads, {} checkpoints (+{} in subgraphs), {} writes, {} blob rows compared; {schema_checked} schemas",
         n.graphs, n.threads, n.checkpoints, n.subgraph_checkpoints, n.writes, n.blobs
     );
-    assert!(n.blobs > 0 && n.graphs >= 25, "{n:?}");
+    // (SUPERSTEP_DIFF_ONLY: a few graphs on purpose)
+    let min_graphs = if std::env::var_os("SUPERSTEP_DIFF_ONLY").is_some() {
+        1
+    } else {
+        25
+    };
+    assert!(n.blobs > 0 && n.graphs >= min_graphs, "{n:?}");
     assert!(
         failures.is_empty(),
         "{} difference(s):\n{}",

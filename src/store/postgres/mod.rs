@@ -813,6 +813,12 @@ fn split_checkpoint(cp: &CheckpointRef<'_>) -> Result<(Json, Vec<BlobRow>), Stri
     let mut blobs = Vec::new();
     for (k, v) in &cp.channel_values {
         let v: &Value = v;
+        // a DeltaChannel's `_DeltaSnapshot` goes to a blob and leaves an inline `true` marker
+        let delta_snapshot =
+            matches!(v, Value::Ext(code, _) if *code == crate::value::ext::EXT_DELTA_SNAPSHOT);
+        if delta_snapshot {
+            inline.insert(k.to_string(), Json::Bool(true));
+        }
         if is_primitive(v) {
             inline.insert(
                 k.to_string(),

@@ -25,10 +25,10 @@ use std::path::{Path, PathBuf};
 use superstep::bridge::{GraphRef, Interpreter, PythonSource};
 use superstep::engine::{Input, Pause};
 use superstep::inspect::Thread;
-use superstep::source::{GraphSource, RunOutcome, RunRequest, Start};
+use superstep::source::{inner_name, GraphSource, RunOutcome, RunRequest, Start};
 use superstep::spec::model::Breakpoints;
 use superstep::store::{Mode, Store};
-use superstep::value::from_view;
+use superstep::value::{from_view, to_view, ViewOptions};
 
 fn python() -> PathBuf {
     match std::env::var_os("SUPERSTEP_TEST_PYTHON") {
@@ -58,12 +58,32 @@ fn scenario_json(name: &str) -> Json {
         .unwrap_or_else(|| panic!("no scenario {name}"))
 }
 
+/// The op's breakpoints as superstep names them: the root's (`key`), then those inside
+/// subgraphs (`sub_<key>`: path -> nodes or `"*"`) as `inner|ask` / `inner|*`.
 fn breaks(op: &Json, key: &str) -> Breakpoints {
-    match op.get(key).and_then(Json::as_array) {
-        Some(a) if !a.is_empty() => {
-            Breakpoints::Nodes(a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
+    let mut names: Vec<String> = op
+        .get(key)
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect();
+    for (path, v) in op
+        .get(format!("sub_{key}"))
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten()
+    {
+        match v {
+            Json::String(s) if s == "*" => names.push(inner_name(path, "*")),
+            Json::Array(a) => names.extend(a.iter().map(|n| inner_name(path, n.as_str().unwrap()))),
+            other => panic!("{key}: bad subgraph breakpoints {other}"),
         }
-        _ => Breakpoints::None,
+    }
+    if names.is_empty() {
+        Breakpoints::None
+    } else {
+        Breakpoints::Nodes(names)
     }
 }
 
@@ -160,6 +180,29 @@ fn pending_id(src: &PythonSource, db: &Path, thread: &str, node: &str) -> String
         .find(|t| t.name == node && !t.interrupts.is_empty())
         .map(|t| t.interrupts[0].id.clone())
         .unwrap_or_else(|| panic!("no interrupt pending in {node}"))
+}
+
+/// The root's next nodes, the tasks waiting on an interrupt (both sorted) and the values on the
+/// thread's latest checkpoint, as superstep reads them from the bridge's file.
+fn observe(src: &PythonSource, db: &Path, thread: &str) -> (Json, Json, Json) {
+    let store = Store::open(db, Mode::ReadOnly).unwrap();
+    let th = Thread::open(&store, thread, "", src.topology("")).unwrap();
+    let snap = th.show(None).unwrap();
+    let mut next = snap.next.clone();
+    next.sort();
+    let values: serde_json::Map<String, Json> = snap
+        .values
+        .iter()
+        .map(|(k, v)| (k.clone(), to_view(v, ViewOptions::default())))
+        .collect();
+    let mut waiting: Vec<String> = snap
+        .tasks
+        .iter()
+        .filter(|t| !t.interrupts.is_empty())
+        .map(|t| t.name.clone())
+        .collect();
+    waiting.sort();
+    (json!(next), json!(waiting), Json::Object(values))
 }
 
 fn value(j: &Json) -> rmpv::Value {
@@ -261,10 +304,17 @@ fn play(name: &str, postgres: bool) {
                 }
                 other => panic!("unknown op {other}"),
             };
-            got_events.push(match r {
+            let mut ev = match r {
                 Ok(()) => json!({"op": i, "outcome": "ok"}),
                 Err(class) => json!({"op": i, "error": class}),
-            });
+            };
+            if scen["observe"] == true {
+                let (next, waiting, values) = observe(&src, &bridge_db, thread);
+                ev["next"] = next;
+                ev["waiting"] = waiting;
+                ev["values"] = values;
+            }
+            got_events.push(ev);
             i += 1;
         }
     }
@@ -333,6 +383,9 @@ scenarios!(
     send,
     subgraph_interrupt,
     subgraph_breakpoint,
+    subgraph_step,
+    subgraph_runtime_break,
+    nested_subgraph_break,
     error_retry,
     async_graph,
     factory,
@@ -358,4 +411,7 @@ pg_scenarios!(
     pg_factory_context_manager => "factory_context_manager",
     pg_own_checkpointer => "own_checkpointer",
     pg_subgraph_breakpoint => "subgraph_breakpoint",
+    pg_subgraph_step => "subgraph_step",
+    pg_subgraph_runtime_break => "subgraph_runtime_break",
+    pg_nested_subgraph_break => "nested_subgraph_break",
 );

@@ -103,6 +103,32 @@ fn compiled_in_breakpoints_are_fixed() {
     settings().bind(|| insta::assert_snapshot!("bridge_tui_06_fixed_breakpoint", screen));
 }
 
+/// Breakpoints and stepping inside subgraphs: the Graph pane lists a subgraph's nodes
+/// (`inner|ask`) under its node; `:b inner|ask` then `c` stops before ask inside the subgraph
+/// (set on the subgraph object); `S` steps into nested subgraphs, one of their supersteps at a time
+/// (`mid`, then `mid|leaf`).
+#[test]
+#[ignore = "needs Python with LangGraph (.ci/run)"]
+fn breakpoints_and_stepping_inside_subgraphs() {
+    let cases = [
+        (
+            "bridge_tui_10_inner_breakpoint",
+            "subgraph.py:graph",
+            r#"N <C-u>{"task":"report","notes":[]}<Enter> :b<Space>inner|ask<Enter> c"#,
+        ),
+        (
+            "bridge_tui_11_step_into",
+            "nested.py:graph",
+            r#"N <C-u>{"notes":[]}<Enter> n n S S"#,
+        ),
+    ];
+    for (name, graph, keys) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let screen = frame(graph, keys, dir.path());
+        settings().bind(|| insta::assert_snapshot!(name, screen));
+    }
+}
+
 /// The demo (examples/support, through its langgraph.json): a refund request runs to the human
 /// approval interrupt, `r yes` approves it and the refund tool runs; `o` shows what the module
 /// printed at import and what the tools printed and logged.

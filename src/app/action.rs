@@ -48,6 +48,9 @@ pub enum Action {
     /// Enter in a pane: the full value / details of the selected row.
     Open,
     Step,
+    /// `S`: one superstep, pausing inside any subgraph it runs (after that subgraph's first
+    /// superstep).
+    StepInto,
     Continue,
     ToggleBreakBefore,
     ToggleBreakAfter,

@@ -90,6 +90,7 @@ fn table() -> Vec<Row> {
         ("?", Normal, A::Help, "this help", Some("help"), false),
         ("q <C-c>", Normal, A::Quit, "quit", Some("quit"), false),
         ("n", Normal, A::Step, "step one superstep (with a count: 3n steps three)", Some("step"), true),
+        ("S", Normal, A::StepInto, "step into: one superstep that pauses inside a subgraph it runs, after the subgraph's own first superstep (Python graphs: a break-after on inner|* set on the subgraph objects)", None, true),
         ("c", Normal, A::Continue, "continue to the next pause (breakpoint, interrupt, error, end)", Some("continue"), true),
         ("r", Normal, A::OpenResume, "resume: answer the pending interrupts (one by one by id when several), then run to the next pause like invoke(Command(resume=...))", Some("resume"), true),
         ("t", Normal, A::OpenTimeTravel, "time travel: replay from the checkpoint selected in History (forks)", Some("travel"), true),

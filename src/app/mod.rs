@@ -157,17 +157,37 @@ impl<'g> App<'g> {
 }
 
 /// The graph pane's view of a graph: nodes in registration order and where their edges lead.
+/// A subgraph's nodes (`inner|ask`, from `Shape::inner_nodes`) follow its node, after a row
+/// `inner|*` that stands for all of them.
 pub fn graph_info(shape: &Shape) -> GraphInfo {
+    let info = |n: &crate::source::ShapeNode| NodeInfo {
+        name: n.name.clone(),
+        successors: n.successors.clone(),
+    };
+    let mut nodes = Vec::new();
+    for n in &shape.nodes {
+        nodes.push(info(n));
+        let mut paths: Vec<&str> = Vec::new();
+        for i in &shape.inner_nodes {
+            let Some((path, _)) = i.name.rsplit_once('|') else {
+                continue;
+            };
+            if path.split('|').next() != Some(n.name.as_str()) {
+                continue;
+            }
+            if !paths.contains(&path) {
+                paths.push(path);
+                nodes.push(NodeInfo {
+                    name: crate::source::inner_name(path, "*"),
+                    successors: Vec::new(),
+                });
+            }
+            nodes.push(info(i));
+        }
+    }
     GraphInfo {
         name: shape.name.clone(),
-        nodes: shape
-            .nodes
-            .iter()
-            .map(|n| NodeInfo {
-                name: n.name.clone(),
-                successors: n.successors.clone(),
-            })
-            .collect(),
+        nodes,
         state_keys: shape.state_keys.clone(),
         input: shape.input.clone(),
         fixed_before: BreakSet::from_spec(&shape.fixed_before),

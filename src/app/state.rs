@@ -63,6 +63,8 @@ pub struct NodeInfo {
     pub successors: Vec<String>,
 }
 
+/// Nodes named `inner|ask` are inside subgraphs (a Python graph's: breakpoints on them are set
+/// on the subgraph objects); `inner|*` stands for every node of subgraph `inner`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GraphInfo {
     pub name: String,
@@ -101,6 +103,21 @@ pub struct BreakSet {
     pub nodes: BTreeSet<String>,
 }
 
+impl GraphInfo {
+    /// The subgraph paths (`inner`, `inner|child`) with nodes in the pane.
+    pub fn subgraph_paths(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for n in &self.nodes {
+            if let Some((p, _)) = n.name.rsplit_once('|') {
+                if !out.iter().any(|x| x == p) {
+                    out.push(p.to_string());
+                }
+            }
+        }
+        out
+    }
+}
+
 impl BreakSet {
     pub fn from_spec(b: &Breakpoints) -> BreakSet {
         match b {
@@ -115,8 +132,15 @@ impl BreakSet {
             },
         }
     }
+    /// `*` covers the root graph's nodes; a node inside a subgraph (`inner|ask`) only by its
+    /// own entry or its subgraph's `inner|*` (LangGraph's runtime `*` does not reach subgraphs).
     pub fn matches(&self, node: &str) -> bool {
-        self.all || self.nodes.contains(node)
+        match node.rsplit_once('|') {
+            None => self.all || self.nodes.contains(node),
+            Some((path, _)) => {
+                self.nodes.contains(node) || self.nodes.contains(&format!("{path}|*"))
+            }
+        }
     }
     pub fn to_engine(&self) -> Breakpoints {
         if self.all {

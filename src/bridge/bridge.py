@@ -19,6 +19,14 @@ suspended generator is a run paused between supersteps, and the rows are those o
 after them with `invoke(None)` records `versions_seen["__interrupt__"]` in every later checkpoint:
 the rows would differ from a straight run.)
 
+Breakpoints inside subgraphs: runtime `interrupt_before/after` given to `stream` do not reach a
+subgraph in LangGraph 1.2.x. A `run` request's `inner` ({"inner": {"before": [..], "after": "*"},
+"inner|child": ...}, keyed like `get_subgraphs(recurse=True)`) sets them on the compiled subgraph
+objects themselves (`interrupt_before_nodes` / `interrupt_after_nodes`, the compiled-in ones kept),
+for the length of the request, then puts the compiled-in values back. A breakpoint set this way
+behaves exactly like one compiled into the subgraph: the subgraph saves its checkpoint and raises,
+the parent's stream ends inside the subgraph task, `invoke(None)` resumes it there.
+
 Messages (every one has "type"; requests have "id", answers and events have "re"):
   superstep -> bridge: load, run, update_state, get_state, reset, cancel, shutdown
   bridge -> superstep: hello, loaded, task, output, step, done, updated, state, error
@@ -40,7 +48,7 @@ import sys
 import threading
 import traceback
 
-PROTOCOL = 1
+PROTOCOL = 2  # 2: `run` takes `inner` (breakpoints inside subgraphs)
 
 _REAL_STDOUT = sys.stdout
 _REAL_STDERR = sys.stderr
@@ -462,6 +470,15 @@ def breaks_json(v):
     return list(v)
 
 
+def union_breaks(compiled, requested):
+    """A subgraph's breakpoints: the compiled-in ones and the requested ones ("*" wins)."""
+    if compiled == "*" or requested == "*":
+        return "*"
+    out = list(compiled or [])
+    out.extend(n for n in (requested or []) if n not in out)
+    return out
+
+
 def matches(breaks, name):
     if not breaks:
         return False
@@ -651,19 +668,43 @@ class Run:
             return None
         found, kind = [], "after"
 
+        def saved(state):
+            # a subgraph task's own state, once it has saved a checkpoint (not yet started: an
+            # empty snapshot without created_at)
+            return hasattr(state, "next") and getattr(state, "created_at", None) is not None
+
+        def ran_before(sub):
+            pc = getattr(sub, "parent_config", None)
+            if not pc:
+                return []
+            conf = {k: v for k, v in (pc.get("configurable") or {}).items() if not k.startswith("__pregel")}
+            try:
+                c = {"configurable": {"thread_id": self.thread, **conf}}
+                prev = self.s.aloop.run_until_complete(g.aget_state(c)) if self.is_async else g.get_state(c)
+                return list(prev.next)
+            except Exception:
+                return []
+
         def walk(snap, path):
             nonlocal kind
             for t in snap.tasks:
-                sub = t.state if hasattr(t.state, "next") else None
+                sub = t.state if saved(t.state) else None
                 if sub is None or not (path or t.name in names):
                     continue
                 here = path + [t.name]
-                if sub.next and not any(getattr(x.state, "next", None) for x in sub.tasks):
+                # the deepest subgraph with a state of its own is where the run stopped (its
+                # next may be empty: a break-after on its last node)
+                if not any(saved(x.state) for x in sub.tasks):
                     graph = subs.get("|".join(here)) or subs.get(t.name)
                     bb = getattr(graph, "interrupt_before_nodes", None) or []
                     if any(bb == "*" or n in bb for n in sub.next):
                         kind = "before"
-                    found.extend(f"{n} (in {'/'.join(here)})" for n in sub.next)
+                        shown = list(sub.next)
+                    else:
+                        # after: the nodes of the subgraph's superstep that just ran (the next
+                        # of the checkpoint before this one)
+                        shown = ran_before(sub) or list(sub.next)
+                    found.extend(f"{n} (in {'/'.join(here)})" for n in shown)
                 walk(sub, here)
 
         walk(st, [])
@@ -710,6 +751,9 @@ class Session:
         self.attempts = None
         self.recursion_limit = 25
         self.exit_stack = contextlib.ExitStack()
+        self.subs = None
+        self.compiled_breaks = {}
+        self.inner_set = False
 
     # -- plumbing ---------------------------------------------------------------------------------
 
@@ -961,7 +1005,54 @@ class Session:
             return Command(**kw)
         raise BridgeError("protocol", f"unknown input kind {kind!r}")
 
+    # -- breakpoints inside subgraphs -------------------------------------------------------------
+
+    def subgraph_objects(self):
+        """{path: compiled subgraph}, named as `get_subgraphs(recurse=True)` names them
+        ("inner", "inner|child"), with the breakpoints each was compiled with."""
+        if self.subs is None:
+            subs = dict(self.base.get_subgraphs(recurse=True))
+            self.compiled_breaks = {p: (g.interrupt_before_nodes, g.interrupt_after_nodes) for p, g in subs.items()}
+            self.subs = subs
+        return self.subs
+
+    def apply_inner(self, inner):
+        """Set the requested breakpoints on the subgraph objects (compiled-in ones kept)."""
+        if not inner:
+            return
+        subs = self.subgraph_objects()
+        for path, bk in inner.items():
+            g = subs.get(path)
+            if g is None:
+                raise BridgeError("breakpoint", f"no subgraph {path!r} in this graph (subgraphs: {', '.join(subs) or 'none'})")
+            for side in ("before", "after"):
+                v = bk.get(side)
+                if v and v != "*":
+                    unknown = [n for n in v if n not in g.nodes]
+                    if unknown:
+                        raise BridgeError("breakpoint", f"subgraph {path!r} has no node {unknown[0]!r} (nodes: {', '.join(n for n in g.nodes if n != '__start__')})")
+        self.inner_set = True
+        for path, g in subs.items():
+            cb, ca = self.compiled_breaks[path]
+            bk = inner.get(path) or {}
+            g.interrupt_before_nodes = union_breaks(cb, bk.get("before"))
+            g.interrupt_after_nodes = union_breaks(ca, bk.get("after"))
+
+    def restore_inner(self):
+        if not self.inner_set:
+            return
+        self.inner_set = False
+        for path, g in self.subgraph_objects().items():
+            g.interrupt_before_nodes, g.interrupt_after_nodes = self.compiled_breaks[path]
+
     def do_run(self, msg):
+        try:
+            self.apply_inner(msg.get("inner"))
+            return self.run_request(msg)
+        finally:
+            self.restore_inner()
+
+    def run_request(self, msg):
         self.need_graph()
         self.ensure_saver()
         rid = msg.get("id")

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 /// Bumped on any incompatible change; the Python side says which one it speaks in `hello`.
-pub const PROTOCOL: u32 = 1;
+/// 2: `run` takes `inner`, breakpoints inside subgraphs (absent = none, as in 1).
+pub const PROTOCOL: u32 = 2;
 
 /// superstep -> bridge.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -37,6 +38,11 @@ pub enum Request {
         before: Option<WireBreaks>,
         after: Option<WireBreaks>,
         recursion_limit: i64,
+        /// Breakpoints inside subgraphs, by subgraph path as LangGraph's
+        /// `get_subgraphs(recurse=True)` names it (`inner`, `inner|child`): set on the compiled
+        /// subgraph objects for this request (runtime breakpoints do not reach subgraphs).
+        #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        inner: std::collections::BTreeMap<String, WireInnerBreaks>,
     },
     UpdateState {
         id: u64,
@@ -98,6 +104,13 @@ pub enum WireInput {
 pub enum WireResume {
     Value { value: Json },
     Map { map: Vec<(String, Json)> },
+}
+
+/// The breakpoints of one subgraph (`None`: only its compiled-in ones).
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct WireInnerBreaks {
+    pub before: Option<WireBreaks>,
+    pub after: Option<WireBreaks>,
 }
 
 /// `"*"` or node names.
@@ -357,11 +370,49 @@ mod tests {
             before: Some(WireBreaks::All("*".into())),
             after: None,
             recursion_limit: 25,
+            inner: Default::default(),
         };
         assert_eq!(
             serde_json::to_string(&r).unwrap(),
             r#"{"type":"run","id":3,"thread":"t","start":{"kind":"fresh","input":{"kind":"command","update":null,"goto":[],"resume":{"map":[["ab",1]]}},"checkpoint":null},"steps":1,"before":"*","after":null,"recursion_limit":25}"#
         );
+        // breakpoints inside subgraphs: an additive field, keyed by subgraph path
+        let Request::Run { mut inner, .. } = r.clone() else {
+            unreachable!()
+        };
+        inner.insert(
+            "inner|child".into(),
+            WireInnerBreaks {
+                before: Some(WireBreaks::Nodes(vec!["ask".into()])),
+                after: Some(WireBreaks::All("*".into())),
+            },
+        );
+        let Request::Run {
+            id,
+            thread,
+            start,
+            steps,
+            before,
+            after,
+            recursion_limit,
+            ..
+        } = r
+        else {
+            unreachable!()
+        };
+        let r2 = Request::Run {
+            id,
+            thread,
+            start,
+            steps,
+            before,
+            after,
+            recursion_limit,
+            inner,
+        };
+        assert!(serde_json::to_string(&r2).unwrap().ends_with(
+            r#""recursion_limit":25,"inner":{"inner|child":{"before":["ask"],"after":"*"}}}"#
+        ));
         assert_eq!(
             serde_json::to_string(&Request::Cancel).unwrap(),
             r#"{"type":"cancel"}"#

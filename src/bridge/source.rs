@@ -4,18 +4,21 @@
 use super::interpreter::Interpreter;
 use super::process::{last_line, Incoming, Process};
 use super::protocol::{
-    Event, Output, Request, WireBreaks, WireError, WireInput, WireRef, WireResume, WireStart,
+    Event, Output, Request, WireBreaks, WireError, WireInnerBreaks, WireInput, WireRef, WireResume,
+    WireStart,
 };
 use super::reference::{PythonRef, Target};
 use crate::engine::update_state::AsNode;
 use crate::engine::{Input, Resume};
 use crate::snapshot::topology::Topology;
 use crate::source::{
-    GraphSource, RunOutcome, RunRequest, Shape, ShapeNode, SourceError, Start, TaskOutput,
+    inner_name, split_inner, GraphSource, RunOutcome, RunRequest, Shape, ShapeNode, SourceError,
+    Start, TaskOutput,
 };
 use crate::spec::model::Breakpoints;
 use crate::value::{to_view, ViewOptions};
 use serde_json::Value as Json;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -553,6 +556,8 @@ pub fn shape_of(info: &LoadInfo, label: &str) -> Shape {
         .collect();
     let before = breakpoints_of(&t["interrupt_before"]);
     let after = breakpoints_of(&t["interrupt_after"]);
+    let mut inner = Inner::default();
+    inner.walk(t, "");
     Shape {
         name: info.name.clone(),
         label: label.to_string(),
@@ -561,9 +566,101 @@ pub fn shape_of(info: &LoadInfo, label: &str) -> Shape {
         input: None,
         interrupt_before: before.clone(),
         interrupt_after: after.clone(),
-        fixed_before: before,
-        fixed_after: after,
+        fixed_before: with_inner(before, inner.fixed_before),
+        fixed_after: with_inner(after, inner.fixed_after),
+        inner_nodes: inner.nodes,
     }
+}
+
+/// The nodes and compiled-in breakpoints of a graph's subgraphs, named by `inner_name`.
+#[derive(Default)]
+struct Inner {
+    nodes: Vec<ShapeNode>,
+    fixed_before: Vec<String>,
+    fixed_after: Vec<String>,
+}
+
+impl Inner {
+    /// `t`'s subgraphs (the topology's `subgraph_topologies`, by node name), depth first;
+    /// `prefix` is `t`'s own path (`""`: the root).
+    fn walk(&mut self, t: &Json, prefix: &str) {
+        let Some(subs) = t["subgraph_topologies"].as_object() else {
+            return;
+        };
+        for (node, sub) in subs {
+            let path = if prefix.is_empty() {
+                node.clone()
+            } else {
+                format!("{prefix}|{node}")
+            };
+            let edges = sub["edges"].as_array().cloned().unwrap_or_default();
+            for n in sub["nodes"].as_array().into_iter().flatten() {
+                let Some(name) = n["name"].as_str().filter(|n| *n != "__start__") else {
+                    continue;
+                };
+                let successors = edges
+                    .iter()
+                    .filter(|e| e["source"].as_str() == Some(name))
+                    .filter_map(|e| e["target"].as_str())
+                    .fold(Vec::<String>::new(), |mut v, x| {
+                        if !v.iter().any(|y| y == x) {
+                            v.push(x.to_string());
+                        }
+                        v
+                    });
+                self.nodes.push(ShapeNode {
+                    name: inner_name(&path, name),
+                    successors,
+                });
+            }
+            for (key, out) in [
+                ("interrupt_before", &mut self.fixed_before),
+                ("interrupt_after", &mut self.fixed_after),
+            ] {
+                match breakpoints_of(&sub[key]) {
+                    Breakpoints::All => out.push(inner_name(&path, "*")),
+                    Breakpoints::Nodes(v) => out.extend(v.iter().map(|n| inner_name(&path, n))),
+                    Breakpoints::None => {}
+                }
+            }
+            self.walk(sub, &path);
+        }
+    }
+}
+
+/// Root breakpoints plus those compiled into subgraphs (`inner|ask`).
+fn with_inner(root: Breakpoints, inner: Vec<String>) -> Breakpoints {
+    if inner.is_empty() {
+        return root;
+    }
+    match root {
+        Breakpoints::All => Breakpoints::All,
+        Breakpoints::None => Breakpoints::Nodes(inner),
+        Breakpoints::Nodes(mut v) => {
+            v.extend(inner);
+            Breakpoints::Nodes(v)
+        }
+    }
+}
+
+/// What the bridge is told about breakpoints inside subgraphs (names from `split_inner`).
+fn wire_inner(
+    before: BTreeMap<String, Breakpoints>,
+    after: BTreeMap<String, Breakpoints>,
+) -> BTreeMap<String, WireInnerBreaks> {
+    let wire = |b: &Breakpoints| match b {
+        Breakpoints::None => None,
+        Breakpoints::All => Some(WireBreaks::All("*".into())),
+        Breakpoints::Nodes(v) => Some(WireBreaks::Nodes(v.clone())),
+    };
+    let mut out: BTreeMap<String, WireInnerBreaks> = BTreeMap::new();
+    for (p, b) in &before {
+        out.entry(p.clone()).or_default().before = wire(b);
+    }
+    for (p, b) in &after {
+        out.entry(p.clone()).or_default().after = wire(b);
+    }
+    out
 }
 
 impl GraphSource for PythonSource {
@@ -638,8 +735,12 @@ impl GraphSource for PythonSource {
 
     fn begin(&mut self, req: RunRequest) {
         let recursion_limit = self.recursion_limit;
-        let fixed_before = self.shape.fixed_before.clone();
-        let fixed_after = self.shape.fixed_after.clone();
+        // a subgraph's compiled-in breakpoints are the bridge's to keep (it sets the runtime
+        // ones on the subgraph objects next to them)
+        let fixed_before = split_inner(&self.shape.fixed_before).0;
+        let fixed_after = split_inner(&self.shape.fixed_after).0;
+        let (before, inner_before) = split_inner(&req.before);
+        let (after, inner_after) = split_inner(&req.after);
         let proc = match self.ensure() {
             Ok(p) => p,
             Err(e) => {
@@ -663,9 +764,10 @@ impl GraphSource for PythonSource {
             thread: req.thread.clone(),
             start,
             steps: req.steps,
-            before: Self::wire_breaks(&req.before, &fixed_before),
-            after: Self::wire_breaks(&req.after, &fixed_after),
+            before: Self::wire_breaks(&before, &fixed_before),
+            after: Self::wire_breaks(&after, &fixed_after),
             recursion_limit,
+            inner: wire_inner(inner_before, inner_after),
         });
         match sent {
             Ok(()) => {

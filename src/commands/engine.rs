@@ -133,10 +133,17 @@ fn breakpoints(
         return Ok(Some(Breakpoints::All));
     }
     for n in list {
-        if !shape.has_node(n) {
+        // `inner|ask` / `inner|*`: inside a subgraph (a Python graph's; set on the subgraph object)
+        if !shape.has_node(n) && !shape.has_inner_node(n) {
+            let inner: Vec<&str> = shape.inner_nodes.iter().map(|n| n.name.as_str()).collect();
             return Err(CliError(format!(
-                "{flag}: unknown node {n:?} (nodes: {})",
-                shape.node_names()
+                "{flag}: unknown node {n:?} (nodes: {}{})",
+                shape.node_names(),
+                if inner.is_empty() {
+                    String::new()
+                } else {
+                    format!("; inside subgraphs: {}", inner.join(", "))
+                }
             )));
         }
     }

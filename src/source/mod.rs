@@ -31,9 +31,57 @@ pub struct Shape {
     /// Breakpoints a run starts with (the spec's lists; a Python graph's compiled-in ones).
     pub interrupt_before: Breakpoints,
     pub interrupt_after: Breakpoints,
-    /// Breakpoints compiled into the graph that no runtime setting switches off (shown fixed).
+    /// Breakpoints compiled into the graph that no runtime setting switches off (shown fixed);
+    /// those compiled into a subgraph are named by [`inner_name`].
     pub fixed_before: Breakpoints,
     pub fixed_after: Breakpoints,
+    /// The nodes of the graph's subgraphs, named by [`inner_name`] (`inner|ask`), each subgraph's
+    /// after its own: a breakpoint on one of them is set inside the subgraph. Empty for a graph
+    /// without subgraphs or a source that cannot break inside them.
+    pub inner_nodes: Vec<ShapeNode>,
+}
+
+/// The name a breakpoint uses for node `node` of the subgraph at `path` (`inner`,
+/// `inner|child` — LangGraph's `get_subgraphs(recurse=True)` names): `inner|ask`. `|` cannot
+/// occur in a LangGraph node name, so the name is unambiguous. `node` `*`: every node of it.
+pub fn inner_name(path: &str, node: &str) -> String {
+    format!("{path}|{node}")
+}
+
+/// Breakpoints split into the root graph's and each subgraph's (by subgraph path), undoing
+/// [`inner_name`]. `*` stays the root's: LangGraph's runtime `*` does not reach subgraphs.
+pub fn split_inner(
+    b: &Breakpoints,
+) -> (Breakpoints, std::collections::BTreeMap<String, Breakpoints>) {
+    let mut inner: std::collections::BTreeMap<String, Breakpoints> = Default::default();
+    let Breakpoints::Nodes(names) = b else {
+        return (b.clone(), inner);
+    };
+    let mut root = Vec::new();
+    for n in names {
+        match n.rsplit_once('|') {
+            None => root.push(n.clone()),
+            Some((path, node)) => {
+                let e = inner.entry(path.to_string()).or_insert(Breakpoints::None);
+                *e = match (std::mem::replace(e, Breakpoints::None), node) {
+                    (Breakpoints::All, _) | (_, "*") => Breakpoints::All,
+                    (Breakpoints::None, n) => Breakpoints::Nodes(vec![n.to_string()]),
+                    (Breakpoints::Nodes(mut v), n) => {
+                        if !v.iter().any(|x| x == n) {
+                            v.push(n.to_string());
+                        }
+                        Breakpoints::Nodes(v)
+                    }
+                };
+            }
+        }
+    }
+    let root = if root.is_empty() {
+        Breakpoints::None
+    } else {
+        Breakpoints::Nodes(root)
+    };
+    (root, inner)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +104,7 @@ impl Default for Shape {
             interrupt_after: Breakpoints::None,
             fixed_before: Breakpoints::None,
             fixed_after: Breakpoints::None,
+            inner_nodes: Vec::new(),
         }
     }
 }
@@ -63,6 +112,31 @@ impl Default for Shape {
 impl Shape {
     pub fn has_node(&self, name: &str) -> bool {
         self.nodes.iter().any(|n| n.name == name)
+    }
+
+    /// A breakpoint name inside a subgraph (`inner|ask`, or `inner|*`) this graph has.
+    pub fn has_inner_node(&self, name: &str) -> bool {
+        match name.rsplit_once('|') {
+            Some((path, "*")) => self
+                .inner_nodes
+                .iter()
+                .any(|n| n.name.rsplit_once('|').map(|(p, _)| p) == Some(path)),
+            Some(_) => self.inner_nodes.iter().any(|n| n.name == name),
+            None => false,
+        }
+    }
+
+    /// The subgraph paths (`inner`, `inner|child`) whose nodes are in `inner_nodes`.
+    pub fn subgraph_paths(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for n in &self.inner_nodes {
+            if let Some((p, _)) = n.name.rsplit_once('|') {
+                if !out.iter().any(|x| x == p) {
+                    out.push(p.to_string());
+                }
+            }
+        }
+        out
     }
 
     /// `a, b, c`: for error messages.
@@ -269,4 +343,34 @@ fn not_addressable(ns: &str) -> SourceError {
         ),
         "address the root's checkpoint instead (history lists them)",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inner_breakpoint_names_split_by_subgraph_path() {
+        let b = Breakpoints::Nodes(vec![
+            "a".into(),
+            inner_name("inner", "ask"),
+            inner_name("inner|child", "x"),
+            inner_name("inner|child", "*"),
+            inner_name("inner", "prepare"),
+        ]);
+        let (root, inner) = split_inner(&b);
+        assert_eq!(root, Breakpoints::Nodes(vec!["a".into()]));
+        assert_eq!(
+            inner["inner"],
+            Breakpoints::Nodes(vec!["ask".into(), "prepare".into()])
+        );
+        assert_eq!(inner["inner|child"], Breakpoints::All);
+        let (root, inner) = split_inner(&Breakpoints::All);
+        assert_eq!((root, inner.len()), (Breakpoints::All, 0));
+        let (root, inner) = split_inner(&Breakpoints::Nodes(vec!["s|*".into()]));
+        assert_eq!(
+            (root, inner["s"].clone()),
+            (Breakpoints::None, Breakpoints::All)
+        );
+    }
 }

@@ -332,6 +332,7 @@ pub fn shape(lg: &LoadedGraph) -> Shape {
         interrupt_after: lg.graph.interrupt_after.clone(),
         fixed_before: Breakpoints::None,
         fixed_after: Breakpoints::None,
+        inner_nodes: Vec::new(),
     }
 }
 

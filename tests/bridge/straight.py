@@ -107,6 +107,26 @@ def main():
             return loop.run_until_complete(fn_async(*a, **kw))
         return fn_sync(*a, **kw)
 
+    # breakpoints inside subgraphs: set on the compiled subgraph objects for one op, then the
+    # compiled-in values back (runtime interrupt_before/after do not reach subgraphs)
+    subs = dict(g.get_subgraphs(recurse=True))
+    compiled = {p: (sg.interrupt_before_nodes, sg.interrupt_after_nodes) for p, sg in subs.items()}
+
+    def union(c, r):
+        if c == "*" or r == "*":
+            return "*"
+        return list(c or []) + [n for n in (r or []) if n not in (c or [])]
+
+    def set_inner(op):
+        for p, sg in subs.items():
+            cb, ca = compiled[p]
+            sg.interrupt_before_nodes = union(cb, (op.get("sub_break_before") or {}).get(p))
+            sg.interrupt_after_nodes = union(ca, (op.get("sub_break_after") or {}).get(p))
+
+    def restore_inner():
+        for p, sg in subs.items():
+            sg.interrupt_before_nodes, sg.interrupt_after_nodes = compiled[p]
+
     events = []
     i = 0
     for th in scen["threads"]:
@@ -117,6 +137,7 @@ def main():
                 kw["interrupt_before"] = op["break_before"]
             if op.get("break_after"):
                 kw["interrupt_after"] = op["break_after"]
+            set_inner(op)
             try:
                 kind = op["op"]
                 if kind == "run":
@@ -152,6 +173,13 @@ def main():
                 events.append({"op": i, "outcome": "ok"})
             except Exception as e:
                 events.append({"op": i, "error": type(e).__name__})
+            finally:
+                restore_inner()
+            if scen.get("observe"):
+                # where the op left the thread: the root's next nodes, those waiting on an interrupt, values
+                st = call(g.get_state, g.aget_state, cfg)
+                waiting = sorted(t.name for t in st.tasks if t.interrupts)
+                events[-1].update(next=sorted(st.next), waiting=waiting, values=json.loads(json.dumps(st.values)))
             i += 1
     with open(events_path, "w") as f:
         json.dump(events, f, indent=1)

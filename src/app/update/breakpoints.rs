@@ -27,7 +27,14 @@ pub(super) fn toggle_break(s: &mut AppState, before: bool) {
         say(s, Level::Warn, text);
         return;
     }
-    let all: Vec<String> = s.graph.nodes.iter().map(|n| n.name.clone()).collect();
+    // `*` is the root graph's; subgraph nodes (`inner|ask`) are toggled one by one
+    let all: Vec<String> = s
+        .graph
+        .nodes
+        .iter()
+        .filter(|n| !n.name.contains('|'))
+        .map(|n| n.name.clone())
+        .collect();
     let set = if before {
         &mut s.breaks_before
     } else {
@@ -45,6 +52,20 @@ pub(super) fn toggle_break(s: &mut AppState, before: bool) {
             format!(
                 "{kind} on every node (*): {}",
                 if set.all { "on" } else { "off" }
+            )
+        }
+        Some(n) if n.contains('|') => {
+            if !set.nodes.remove(&n) {
+                set.nodes.insert(n.clone());
+            }
+            let how = if n.ends_with("|*") {
+                " (every node of that subgraph"
+            } else {
+                " (inside the subgraph"
+            };
+            format!(
+                "{kind} {n}: {}{how}: set on the subgraph object — LangGraph treats it as compiled in and writes that pause's checkpoint)",
+                if set.matches(&n) { "on" } else { "off" }
             )
         }
         Some(n) => {

@@ -106,6 +106,7 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Step => run::step(s),
+        Action::StepInto => run::step_into(s),
         Action::Continue => run::continue_run(s),
         Action::ToggleBreakBefore => {
             breakpoints::toggle_break(s, true);

@@ -9,6 +9,8 @@ use crate::app::views::pause_view;
 use crate::engine::interrupts::InterruptCall;
 use crate::engine::TaskOutcome;
 use crate::ids::{interrupt_id, task_ns};
+use crate::source::inner_name;
+use crate::spec::model::Breakpoints;
 use crate::value::to_view;
 
 pub(super) fn breaks(s: &AppState) -> Breaks {
@@ -381,6 +383,44 @@ pub(super) fn step(s: &mut AppState) -> Vec<Effect> {
         n,
         breaks: breaks(s),
     }]
+}
+
+/// `S`: step into subgraphs — one superstep with a break-after on every node of every subgraph
+/// (`inner|*`), so a subgraph that runs in it pauses after its own first superstep. For a Python
+/// graph the bridge sets that on the subgraph objects (runtime breakpoints do not reach them),
+/// which LangGraph treats as a breakpoint compiled into the subgraph.
+pub(super) fn step_into(s: &mut AppState) -> Vec<Effect> {
+    let subs = s.graph.subgraph_paths();
+    if subs.is_empty() {
+        say(
+            s,
+            Level::Warn,
+            "no subgraph to step into (S breaks inside the subgraphs of a Python graph): n steps one superstep",
+        );
+        s.count = None;
+        return vec![];
+    }
+    let root: Vec<String> = s
+        .graph
+        .nodes
+        .iter()
+        .filter(|n| !n.name.contains('|'))
+        .map(|n| n.name.clone())
+        .collect();
+    let mut effects = step(s);
+    for e in &mut effects {
+        if let Effect::Step { breaks, .. } = e {
+            let mut after = match &breaks.after {
+                Breakpoints::Nodes(v) => v.clone(),
+                Breakpoints::None => Vec::new(),
+                // `*` is the root's alone: spelled out, with the subgraphs' names next to it
+                Breakpoints::All => root.clone(),
+            };
+            after.extend(subs.iter().map(|p| inner_name(p, "*")));
+            breaks.after = Breakpoints::Nodes(after);
+        }
+    }
+    effects
 }
 
 /// `c`: continue to the next pause.

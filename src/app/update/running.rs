@@ -12,6 +12,7 @@ fn starts_a_run(a: &Action) -> bool {
     matches!(
         a,
         Action::Step
+            | Action::StepInto
             | Action::Continue
             | Action::OpenResume
             | Action::OpenTimeTravel

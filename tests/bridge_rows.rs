@@ -157,6 +157,34 @@ fn root_checkpoint(db: &Path, thread: &str, n: usize) -> String {
     ids[n].clone()
 }
 
+/// The newest namespace of `thread` whose node path is `path` (`inner`, `mid|leaf`), and its
+/// checkpoint ids, oldest first.
+fn namespace(db: &Path, thread: &str, path: &str) -> (String, Vec<String>) {
+    let store = Store::open(db, Mode::ReadOnly).unwrap();
+    let want: Vec<&str> = path.split('|').collect();
+    let mut best: Option<(String, Vec<String>)> = None;
+    for ns in store.namespaces(thread).unwrap() {
+        let names: Vec<&str> = ns
+            .split('|')
+            .map(|s| s.split(':').next().unwrap())
+            .collect();
+        if ns.is_empty() || names != want {
+            continue;
+        }
+        let mut ids: Vec<String> = store
+            .history(thread, &ns, None, usize::MAX)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.checkpoint_id)
+            .collect();
+        ids.reverse();
+        if best.as_ref().is_none_or(|(_, b)| b.last() < ids.last()) {
+            best = Some((ns, ids));
+        }
+    }
+    best.unwrap_or_else(|| panic!("no namespace {path} on thread {thread}"))
+}
+
 /// A fresh, empty Postgres database `db` on the `SUPERSTEP_TEST_PG` server: its URL.
 fn fresh_pg(db: &str) -> PathBuf {
     let admin = std::env::var("SUPERSTEP_TEST_PG").unwrap_or_else(|_| {
@@ -260,6 +288,44 @@ fn play(name: &str, postgres: bool) {
         let thread = th["thread"].as_str().unwrap();
         for op in th["ops"].as_array().unwrap() {
             let r = match op["op"].as_str().unwrap() {
+                "update" | "replay" | "resume" if op.get("ns").is_some() => {
+                    // a subgraph's checkpoint (--ns), as the CLI's update / replay /
+                    // resume --checkpoint address it
+                    let (ns, ids) = namespace(&bridge_db, thread, op["ns"].as_str().unwrap());
+                    let cp = op["checkpoint"].as_u64().map(|n| ids[n as usize].clone());
+                    match op["op"].as_str().unwrap() {
+                        "update" => {
+                            let values = (!op["values"].is_null()).then(|| value(&op["values"]));
+                            let as_node = superstep::engine::update_state::AsNode::parse(
+                                op.get("as_node").and_then(Json::as_str),
+                            );
+                            src.update_state_in(thread, &ns, cp.as_deref(), values, as_node)
+                                .map(|_| ())
+                                .map_err(|e| e.to_string().split(':').next().unwrap().to_string())
+                        }
+                        kind => {
+                            let input = if kind == "resume" {
+                                Input::resume(value(&op["value"]))
+                            } else {
+                                Input::Continue
+                            };
+                            let out = src.run_in(
+                                RunRequest {
+                                    thread: thread.into(),
+                                    start: Start::Fresh {
+                                        input,
+                                        checkpoint: cp,
+                                    },
+                                    steps: None,
+                                    before: breaks(op, "break_before"),
+                                    after: breaks(op, "break_after"),
+                                },
+                                &ns,
+                            );
+                            outcome(&out).unwrap_or(Ok(()))
+                        }
+                    }
+                }
                 "run" => {
                     stepped(
                         &mut src,
@@ -386,6 +452,8 @@ scenarios!(
     subgraph_step,
     subgraph_runtime_break,
     nested_subgraph_break,
+    subgraph_ns,
+    nested_ns_update,
     error_retry,
     async_graph,
     factory,
@@ -414,4 +482,6 @@ pg_scenarios!(
     pg_subgraph_step => "subgraph_step",
     pg_subgraph_runtime_break => "subgraph_runtime_break",
     pg_nested_subgraph_break => "nested_subgraph_break",
+    pg_subgraph_ns => "subgraph_ns",
+    pg_nested_ns_update => "nested_ns_update",
 );

@@ -1074,12 +1074,10 @@ class Session:
             self.close_run()
             inp = self.build_input(start)
             cfg = {
-                "configurable": {"thread_id": thread},
+                "configurable": self.configurable(thread, start.get("ns") or "", start.get("checkpoint")),
                 "callbacks": [self.attempts],
                 "recursion_limit": self.recursion_limit,
             }
-            if start.get("checkpoint"):
-                cfg["configurable"]["checkpoint_id"] = start["checkpoint"]
             kw = dict(stream_mode=["checkpoints", "tasks"], interrupt_before=before or None, interrupt_after=after or None)
             gen = self.graph.astream(inp, cfg, **kw) if self.is_async else self.graph.stream(inp, cfg, **kw)
             run = Run(self, thread, gen, self.is_async, before, after)
@@ -1121,6 +1119,29 @@ class Session:
                 break
         return self.finish(rid, reports, None, checkpoint=run.checkpoint, sent=True)
 
+    def configurable(self, thread, ns, checkpoint):
+        """The config's `configurable` for a checkpoint: the root's ({thread_id, checkpoint_id}),
+        or in subgraph namespace `ns` the config LangGraph's own snapshot of that checkpoint
+        carries (checkpoint_ns, checkpoint_id, checkpoint_map of its parents) without the
+        `__pregel_*` objects it lends the subgraph (passed back, `__pregel_checkpointer` turns
+        update_state onto the root graph). `ns` without a checkpoint: {thread_id, checkpoint_ns},
+        which update_state hands to that subgraph (a run needs the checkpoint: LangGraph ignores
+        a bare namespace there)."""
+        conf = {"thread_id": thread}
+        if not ns:
+            if checkpoint:
+                conf["checkpoint_id"] = checkpoint
+            return conf
+        conf["checkpoint_ns"] = ns
+        if not checkpoint:
+            return conf
+        conf["checkpoint_id"] = checkpoint
+        c = {"configurable": dict(conf)}
+        st = self.aloop.run_until_complete(self.graph.aget_state(c)) if self.is_async else self.graph.get_state(c)
+        if st.created_at is None or st.config is None:
+            raise BridgeError("checkpoint", f"no checkpoint {checkpoint} in namespace {ns} of thread {thread}")
+        return {k: v for k, v in st.config["configurable"].items() if not k.startswith("__pregel")}
+
     def set_breaks(self, run, before, after):
         """New breakpoints for a run in progress: set on LangGraph's loop. A break-before that
         now matches a task about to run stops here (LangGraph checked before-breakpoints when it
@@ -1152,9 +1173,7 @@ class Session:
         from langgraph.constants import END
 
         self.close_run()
-        cfg = {"configurable": {"thread_id": msg["thread"]}}
-        if msg.get("checkpoint"):
-            cfg["configurable"]["checkpoint_id"] = msg["checkpoint"]
+        cfg = {"configurable": self.configurable(msg["thread"], msg.get("ns") or "", msg.get("checkpoint"))}
         as_node = msg.get("as_node")
         if as_node in ("__end__", "END"):
             as_node = END

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 /// Bumped on any incompatible change; the Python side says which one it speaks in `hello`.
-/// 2: `run` takes `inner`, breakpoints inside subgraphs (absent = none, as in 1).
+/// 2: `run` takes `inner`, breakpoints inside subgraphs (absent = none, as in 1); a fresh run's
+/// `start` and `update_state` take `ns`, a subgraph's namespace (absent = the root).
 pub const PROTOCOL: u32 = 2;
 
 /// superstep -> bridge.
@@ -47,6 +48,10 @@ pub enum Request {
     UpdateState {
         id: u64,
         thread: String,
+        /// A subgraph's namespace (`inner:<task id>`): LangGraph hands the update to that
+        /// subgraph. Absent: the root.
+        #[serde(skip_serializing_if = "String::is_empty")]
+        ns: String,
         checkpoint: Option<String>,
         values: Json,
         as_node: Option<String>,
@@ -75,6 +80,8 @@ pub struct WireRef {
     pub attr: String,
 }
 
+// one short-lived message per run: boxing the fresh start would buy nothing
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WireStart {
@@ -82,6 +89,10 @@ pub enum WireStart {
     Fresh {
         input: WireInput,
         checkpoint: Option<String>,
+        /// The namespace of `checkpoint` (a subgraph's: the run starts from that checkpoint's
+        /// config). Absent: the root.
+        #[serde(skip_serializing_if = "String::is_empty", default)]
+        ns: String,
     },
 }
 
@@ -365,6 +376,7 @@ mod tests {
                     }),
                 },
                 checkpoint: None,
+                ns: String::new(),
             },
             steps: Some(1),
             before: Some(WireBreaks::All("*".into())),

@@ -696,6 +696,20 @@ impl GraphSource for PythonSource {
         values: Option<rmpv::Value>,
         as_node: AsNode,
     ) -> Result<String, SourceError> {
+        self.update_state_in(thread, "", checkpoint, values, as_node)
+    }
+
+    /// LangGraph's `update_state` with a subgraph's config: `{thread_id, checkpoint_ns}`, or the
+    /// config of the addressed checkpoint's own snapshot (its `checkpoint_map` included, the
+    /// `__pregel_*` objects dropped) — LangGraph hands it to that subgraph.
+    fn update_state_in(
+        &mut self,
+        thread: &str,
+        ns: &str,
+        checkpoint: Option<&str>,
+        values: Option<rmpv::Value>,
+        as_node: AsNode,
+    ) -> Result<String, SourceError> {
         let p = self.ensure()?;
         let id = p.id();
         let as_node = match as_node {
@@ -708,6 +722,7 @@ impl GraphSource for PythonSource {
         p.send(&Request::UpdateState {
             id,
             thread: thread.to_string(),
+            ns: ns.to_string(),
             checkpoint: checkpoint.map(str::to_string),
             values: values
                 .map(|v| to_view(&v, ViewOptions::default()))
@@ -733,63 +748,41 @@ impl GraphSource for PythonSource {
         }
     }
 
-    fn begin(&mut self, req: RunRequest) {
-        let recursion_limit = self.recursion_limit;
-        // a subgraph's compiled-in breakpoints are the bridge's to keep (it sets the runtime
-        // ones on the subgraph objects next to them)
-        let fixed_before = split_inner(&self.shape.fixed_before).0;
-        let fixed_after = split_inner(&self.shape.fixed_after).0;
-        let (before, inner_before) = split_inner(&req.before);
-        let (after, inner_after) = split_inner(&req.after);
-        let proc = match self.ensure() {
-            Ok(p) => p,
-            Err(e) => {
-                self.finished = Some(RunOutcome {
-                    error: Some(e),
-                    ..RunOutcome::default()
-                });
-                return;
-            }
-        };
-        let id = proc.id();
-        let start = match &req.start {
-            Start::Continue => WireStart::Continue,
-            Start::Fresh { input, checkpoint } => WireStart::Fresh {
-                input: wire_input(input),
-                checkpoint: checkpoint.clone(),
-            },
-        };
-        let sent = proc.send(&Request::Run {
-            id,
-            thread: req.thread.clone(),
-            start,
-            steps: req.steps,
-            before: Self::wire_breaks(&before, &fixed_before),
-            after: Self::wire_breaks(&after, &fixed_after),
-            recursion_limit,
-            inner: wire_inner(inner_before, inner_after),
-        });
-        match sent {
-            Ok(()) => {
-                // what was printed outside any node so far (the module's import) goes with it
-                let out = RunOutcome {
-                    output: std::mem::take(&mut self.loose_output),
-                    ..RunOutcome::default()
-                };
-                self.pending = Some(Pending {
-                    id,
-                    out,
-                    cancel_at: None,
-                })
-            }
-            Err(_) => {
-                let e = self.died();
-                self.finished = Some(RunOutcome {
-                    error: Some(e),
-                    ..RunOutcome::default()
-                });
+    /// A run from a subgraph checkpoint's config: `invoke(input, config)` with the config of that
+    /// checkpoint's own snapshot (LangGraph starts the root from the checkpoint its
+    /// `checkpoint_map` names, and the subgraph task of `ns` from the addressed checkpoint).
+    fn run_in(&mut self, req: RunRequest, ns: &str) -> RunOutcome {
+        if !ns.is_empty()
+            && !matches!(
+                req.start,
+                Start::Fresh {
+                    checkpoint: Some(_),
+                    ..
+                }
+            )
+        {
+            // LangGraph's invoke drops a namespace given without a checkpoint id
+            return RunOutcome {
+                error: Some(SourceError::message(
+                    format!(
+                        "namespace {}: a run in a subgraph namespace starts from one of its checkpoints",
+                        crate::text::escape(ns)
+                    ),
+                    "name the checkpoint (--checkpoint ID; history --ns lists them)",
+                )),
+                ..RunOutcome::default()
+            };
+        }
+        self.begin_in(req, ns);
+        loop {
+            if let Some(out) = self.poll_blocking() {
+                return out;
             }
         }
+    }
+
+    fn begin(&mut self, req: RunRequest) {
+        self.begin_in(req, "")
     }
 
     fn poll(&mut self) -> Option<RunOutcome> {
@@ -887,5 +880,68 @@ impl PythonSource {
             return Some(RunOutcome::default());
         }
         self.pump(true)
+    }
+}
+
+impl PythonSource {
+    /// [`GraphSource::begin`] with the namespace of a fresh run's checkpoint (`""`: the root).
+    fn begin_in(&mut self, req: RunRequest, ns: &str) {
+        let recursion_limit = self.recursion_limit;
+        // a subgraph's compiled-in breakpoints are the bridge's to keep (it sets the runtime
+        // ones on the subgraph objects next to them)
+        let fixed_before = split_inner(&self.shape.fixed_before).0;
+        let fixed_after = split_inner(&self.shape.fixed_after).0;
+        let (before, inner_before) = split_inner(&req.before);
+        let (after, inner_after) = split_inner(&req.after);
+        let proc = match self.ensure() {
+            Ok(p) => p,
+            Err(e) => {
+                self.finished = Some(RunOutcome {
+                    error: Some(e),
+                    ..RunOutcome::default()
+                });
+                return;
+            }
+        };
+        let id = proc.id();
+        let start = match &req.start {
+            Start::Continue => WireStart::Continue,
+            Start::Fresh { input, checkpoint } => WireStart::Fresh {
+                input: wire_input(input),
+                checkpoint: checkpoint.clone(),
+                ns: ns.to_string(),
+            },
+        };
+        let sent = proc.send(&Request::Run {
+            id,
+            thread: req.thread.clone(),
+            start,
+            steps: req.steps,
+            before: Self::wire_breaks(&before, &fixed_before),
+            after: Self::wire_breaks(&after, &fixed_after),
+            recursion_limit,
+            inner: wire_inner(inner_before, inner_after),
+        });
+        match sent {
+            Ok(()) => {
+                // what was printed outside any node so far (the module's import) goes with it
+                let out = RunOutcome {
+                    output: std::mem::take(&mut self.loose_output),
+                    ..RunOutcome::default()
+                };
+                self.pending = Some(Pending {
+                    id,
+                    out,
+                    cancel_at: None,
+                })
+            }
+            Err(_) => {
+                let e = self.died();
+                self.finished = Some(RunOutcome {
+                    error: Some(e),
+                    ..RunOutcome::default()
+                });
+            }
+        }
     }
 }

@@ -58,6 +58,25 @@ def is_async(graph):
     return False
 
 
+def namespace(out, pg, thread, path):
+    """The newest namespace of `thread` whose node path is `path` (`inner`, `mid|leaf`), and its
+    checkpoint ids, oldest first."""
+    q = "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id={p} AND checkpoint_ns<>'' ORDER BY checkpoint_id"
+    if pg:
+        import psycopg
+
+        with psycopg.connect(out) as c:
+            rows = list(c.execute(q.format(p="%s"), (thread,)))
+    else:
+        rows = list(sqlite3.connect(out).execute(q.format(p="?"), (thread,)))
+    want = path.split("|")
+    match = [(ns, cid) for ns, cid in rows if [s.split(":")[0] for s in ns.split("|")] == want]
+    if not match:
+        raise SystemExit(f"no namespace {path} on thread {thread}")
+    ns = max(match, key=lambda r: r[1])[0]
+    return ns, [cid for n, cid in match if n == ns]
+
+
 def main():
     name, out, events_path = sys.argv[1:4]
     with open(os.path.join(HERE, "scenarios.json")) as f:
@@ -140,7 +159,24 @@ def main():
             set_inner(op)
             try:
                 kind = op["op"]
-                if kind == "run":
+                if kind in ("update", "replay", "resume") and op.get("ns"):
+                    # a subgraph's checkpoint (--ns): {thread_id, checkpoint_ns} for an update of
+                    # its latest, else the config of that checkpoint's own snapshot without the
+                    # __pregel_* objects LangGraph lends the subgraph (tests/differential/run_twin.py)
+                    ns, ids = namespace(out, pg, th["thread"], op["ns"])
+                    conf = {"thread_id": th["thread"], "checkpoint_ns": ns}
+                    if op.get("checkpoint") is not None:
+                        conf["checkpoint_id"] = ids[op["checkpoint"]]
+                        snap = call(g.get_state, g.aget_state, {"configurable": dict(conf)})
+                        conf = {k: v for k, v in snap.config["configurable"].items() if not k.startswith("__pregel")}
+                    c = {"configurable": conf}
+                    if kind == "update":
+                        call(g.update_state, g.aupdate_state, c, op.get("values"), as_node=op.get("as_node"))
+                    elif kind == "resume":
+                        call(g.invoke, g.ainvoke, Command(resume=op["value"]), c, **kw)
+                    else:
+                        call(g.invoke, g.ainvoke, None, c, **kw)
+                elif kind == "run":
                     call(g.invoke, g.ainvoke, op["input"], cfg, **kw)
                 elif kind == "continue":
                     call(g.invoke, g.ainvoke, None, cfg, **kw)

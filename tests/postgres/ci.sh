@@ -43,7 +43,7 @@ echo "-- hand-off on Postgres: threads started by superstep finished by Postgres
 SUPERSTEP_HANDOFF_PG="$SUPERSTEP_PG_URL" bash tests/differential/handoff/handoff.sh "$PGHAND" "$PGPY" "$BIN"
 SUPERSTEP_HANDOFF="$PGHAND" cargo test --test handoff -- --ignored --nocapture
 
-echo "-- Python bridge on Postgres: 20 scenarios stepped through the bridge on PostgresSaver == straight runs on PostgresSaver (~2 min)"
+echo "-- Python bridge on Postgres: 22 scenarios stepped through the bridge on PostgresSaver == straight runs on PostgresSaver (~2 min)"
 SUPERSTEP_TEST_PYTHON="$PGPY" SUPERSTEP_TEST_PG="$SUPERSTEP_PG_URL" cargo test --test bridge_rows -- --ignored --test-threads 2 pg_
 
 echo "-- failures: server down, bad credentials, wrong database, no tables, newer migration level; TLS; huge values; a dropped connection; encrypted values"

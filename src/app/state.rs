@@ -93,6 +93,9 @@ pub struct Running {
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutputLine {
     pub step: i64,
+    /// Which execution of its task in this session it came from (the Tasks pane's `re-run #N`;
+    /// `0`: outside any task). LangGraph's `attempt` counts retries within one execution.
+    pub execution: u32,
     pub out: crate::source::TaskOutput,
 }
 

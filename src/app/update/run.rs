@@ -125,8 +125,11 @@ pub(super) fn keep_output(
             .iter()
             .find(|rep| rep.tasks.iter().any(|t| t.id == out.task_id))
             .map_or(-1, |rep| rep.step);
+        // `ran` counts the executions first, so this is the one the Tasks pane shows
+        let execution = s.executions.get(&out.task_id).copied().unwrap_or(0);
         s.output.push(OutputLine {
             step,
+            execution,
             out: out.clone(),
         });
     }
@@ -134,7 +137,6 @@ pub(super) fn keep_output(
 
 pub(super) fn ran(s: &mut AppState, r: RunResult) {
     s.running = None;
-    keep_output(s, &r.reports, &r.output);
     let o = opts();
     let what = match r.kind {
         RunKind::Step(1) => "step".to_string(),
@@ -366,6 +368,7 @@ pub(super) fn ran(s: &mut AppState, r: RunResult) {
     }
     s.run_pause = pause;
     s.run = Some(view);
+    keep_output(s, &r.reports, &r.output);
 }
 
 /// `n` (with a count prefix): step that many supersteps.

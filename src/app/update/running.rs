@@ -101,16 +101,24 @@ pub(super) fn open_output(s: &mut AppState) -> Vec<Effect> {
         return vec![];
     }
     let mut lines = Vec::new();
-    let mut last: Option<(i64, &str, u32)> = None;
+    let mut last: Option<(i64, &str, u32, u32)> = None;
+    // executions whose node was retried: their lines say which attempt (LangGraph's count,
+    // from 1 in each execution), as the Tasks pane tags them
+    let retried: std::collections::BTreeSet<(&str, u32)> = s
+        .output
+        .iter()
+        .filter(|l| l.out.attempt > 1)
+        .map(|l| (l.out.task_id.as_str(), l.execution))
+        .collect();
     for line in &s.output {
         let o = &line.out;
-        let key = (line.step, o.task_id.as_str(), o.attempt);
+        let key = (line.step, o.task_id.as_str(), line.execution, o.attempt);
         if last != Some(key) {
             lines.push(if o.task_id.is_empty() {
                 "outside any node (the module's import, the bridge)".to_string()
             } else {
                 format!(
-                    "step {} · {}{} · task {} · attempt {}",
+                    "step {} · {}{} · task {}{}{}",
                     line.step,
                     o.node,
                     if o.ns.is_empty() {
@@ -119,7 +127,17 @@ pub(super) fn open_output(s: &mut AppState) -> Vec<Effect> {
                         format!(" (in {})", o.ns)
                     },
                     crate::text::head(&o.task_id, 8),
-                    o.attempt
+                    // the Tasks pane's wording for the same execution
+                    if line.execution > 1 {
+                        format!(" · re-run #{}", line.execution)
+                    } else {
+                        String::new()
+                    },
+                    if retried.contains(&(o.task_id.as_str(), line.execution)) {
+                        format!(" · attempt {}", o.attempt)
+                    } else {
+                        String::new()
+                    }
                 )
             });
             last = Some(key);

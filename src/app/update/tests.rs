@@ -549,3 +549,54 @@ fn new_thread_typing_replaces_the_proposed_name_and_input() {
     t.edit(&Char('a'));
     assert_eq!(t.text, "a");
 }
+
+/// The output pane names an execution as the Tasks pane does: a task run again after a resume is
+/// `re-run #2` in both (LangGraph's attempt restarts at 1 in every execution, so the output pane
+/// no longer says "attempt 1" there); attempts are named only for an execution that was retried.
+#[test]
+fn output_pane_and_tasks_pane_agree_on_re_runs() {
+    use crate::app::viewer::Section;
+    let mut s = debug_state();
+    let out = |attempt: u32, text: &str| crate::source::TaskOutput {
+        task_id: "task-1".into(),
+        node: "approve".into(),
+        ns: String::new(),
+        attempt,
+        stream: "stdout".into(),
+        text: format!("{text}\n"),
+    };
+    let ran = |output| {
+        Action::Ran(Box::new(RunResult {
+            kind: RunKind::Continue,
+            thread: "t1".into(),
+            reports: vec![report(vec![], 0)],
+            landed: None,
+            output,
+        }))
+    };
+    update(&mut s, ran(vec![out(1, "first run")]));
+    // the same task again (a resume re-runs it): its second execution, retried once
+    update(
+        &mut s,
+        ran(vec![out(1, "second run"), out(2, "second run, retry")]),
+    );
+    assert_eq!(s.run.as_ref().unwrap().steps[0].tasks[0].execution, 2);
+    update(&mut s, Action::OpenOutput);
+    let Some(Modal::Viewer(v)) = &s.modal else {
+        panic!("no output viewer")
+    };
+    let Section::Text(lines) = &v.sections[0] else {
+        panic!("not text")
+    };
+    let text = lines.join("\n") + "\n";
+    assert!(text.contains("step 2 · approve · task task-1\n"), "{text}");
+    assert!(
+        text.contains("step 2 · approve · task task-1 · re-run #2 · attempt 1\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("step 2 · approve · task task-1 · re-run #2 · attempt 2\n"),
+        "{text}"
+    );
+    assert!(!text.contains("task task-1 · attempt"), "{text}");
+}

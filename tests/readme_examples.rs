@@ -38,6 +38,18 @@ const NOT_RUN_HERE: &[(&str, Needs, &str)] = &[
         "a Python graph: needs a virtualenv with LangGraph (the bridge)",
     ),
     (
+        "superstep run tests/bridge/graphs/",
+        "a Python graph: needs a virtualenv with LangGraph (the bridge)",
+    ),
+    (
+        "superstep continue tests/bridge/graphs/",
+        "a Python graph: needs a virtualenv with LangGraph (the bridge)",
+    ),
+    (
+        "superstep update tests/bridge/graphs/",
+        "a Python graph: needs a virtualenv with LangGraph (the bridge)",
+    ),
+    (
         "export PGPASSWORD",
         Needs::Postgres,
         "shell set-up for the Postgres examples",

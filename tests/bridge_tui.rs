@@ -129,6 +129,31 @@ fn breakpoints_and_stepping_inside_subgraphs() {
     }
 }
 
+/// `--ns` in the TUI on a Python graph: `s` on the interrupted subgraph task opens its namespace;
+/// there `u` is LangGraph's update_state handed to the subgraph (its next checkpoint in that
+/// namespace), and `t` on an older subgraph checkpoint replays from that checkpoint's config (the
+/// fork is the root's, shown on return).
+#[test]
+#[ignore = "needs Python with LangGraph (.ci/run)"]
+fn update_and_time_travel_inside_a_subgraph_namespace() {
+    let open = r#"N <C-u>{"task":"report","notes":[]}<Enter> c <Tab> <Tab> <Tab> s"#;
+    let cases = [
+        (
+            "bridge_tui_12_ns_update",
+            format!(r#"{open} u <C-u>{{"notes":["edited<Space>in<Space>sub"]}} <Enter>"#),
+        ),
+        (
+            "bridge_tui_13_ns_time_travel",
+            format!("{open} <Tab> <Tab> <Tab> j t y"),
+        ),
+    ];
+    for (name, keys) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let screen = frame("subgraph.py:graph", &keys, dir.path());
+        settings().bind(|| insta::assert_snapshot!(name, screen));
+    }
+}
+
 /// The demo (examples/support, through its langgraph.json): a refund request runs to the human
 /// approval interrupt, `r yes` approves it and the refund tool runs; `o` shows what the module
 /// printed at import and what the tools printed and logged.

@@ -39,14 +39,17 @@ const NOT_RUN_HERE: &[(&str, Needs, &str)] = &[
     ),
     (
         "superstep run tests/bridge/graphs/",
+        Needs::Python,
         "a Python graph: needs a virtualenv with LangGraph (the bridge)",
     ),
     (
         "superstep continue tests/bridge/graphs/",
+        Needs::Python,
         "a Python graph: needs a virtualenv with LangGraph (the bridge)",
     ),
     (
         "superstep update tests/bridge/graphs/",
+        Needs::Python,
         "a Python graph: needs a virtualenv with LangGraph (the bridge)",
     ),
     (

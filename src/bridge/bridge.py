@@ -1222,6 +1222,9 @@ def main():
         print("superstep bridge: run by superstep, not by hand", file=sys.stderr)
         sys.exit(2)
     CONN = Conn(path)
+    # cancel is a SIGINT: Python leaves SIGINT ignored when it was started with it ignored (a
+    # background job, nohup), and then no KeyboardInterrupt would stop a hung node
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.stdout = STDOUT
     sys.stderr = STDERR
     session = Session()

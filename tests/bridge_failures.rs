@@ -312,6 +312,95 @@ fn a_hung_node_that_ignores_the_interrupt_is_killed() {
     hung_node_is_cancelled("parallel", true);
 }
 
+/// A time travel from a subgraph checkpoint (`t` inside a namespace the TUI opened, `replay
+/// --ns`) is begun like any run: the TUI keeps polling (spinner, keys answered) and Esc cancels
+/// a node that hangs there. It used to block in `run_in` until the node returned.
+#[test]
+#[ignore = "needs Python with LangGraph (.ci/run)"]
+fn a_run_from_a_subgraph_checkpoint_is_polled_and_cancellable() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("n.sqlite");
+    let mut src = open("slow.py", "nested", &db);
+    let input = superstep::value::from_view(&serde_json::json!({"seconds": 0, "log": []})).unwrap();
+    let out = src.run(RunRequest {
+        thread: "t".into(),
+        start: Start::Fresh {
+            input: Input::Value(input),
+            checkpoint: None,
+        },
+        steps: None,
+        before: Breakpoints::None,
+        after: Breakpoints::None,
+    });
+    assert!(out.error.is_none(), "{:?}", out.error);
+    let (ns, first): (String, String) = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id='t' AND checkpoint_ns != ''
+             ORDER BY checkpoint_id LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(ns.starts_with("inner:"), "{ns}");
+    let pid = src.bridge_pid().unwrap();
+    let pending = src.begin_in(
+        RunRequest {
+            thread: "t".into(),
+            start: Start::Fresh {
+                input: Input::Continue,
+                checkpoint: Some(first),
+            },
+            steps: None,
+            before: Breakpoints::None,
+            after: Breakpoints::None,
+        },
+        &ns,
+    );
+    assert!(
+        pending.is_none(),
+        "the run was not begun: {:?}",
+        pending.map(|o| o.error)
+    );
+    // wake hangs: the run stays pending while the caller keeps polling
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_millis(1500) {
+        assert!(src.poll().is_none(), "the run ended while wake sleeps");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let asked = Instant::now();
+    src.cancel();
+    let out = wait(&mut src, Duration::from_secs(10));
+    let e = out.error.expect("a cancelled run says so").to_string();
+    assert!(e.contains("cancelled"), "{e}");
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "SIGINT stops the sleeping subgraph node at once: {:?}",
+        asked.elapsed()
+    );
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "bridge {pid} still running"
+    );
+    // a namespace run without a checkpoint is answered at once, not begun
+    let refused = src.begin_in(
+        RunRequest {
+            thread: "t".into(),
+            start: Start::Continue,
+            steps: None,
+            before: Breakpoints::None,
+            after: Breakpoints::None,
+        },
+        &ns,
+    );
+    let e = refused
+        .expect("answered at once")
+        .error
+        .unwrap()
+        .to_string();
+    assert!(e.contains("starts from one of its checkpoints"), "{e}");
+}
+
 #[test]
 #[ignore = "needs Python with LangGraph (.ci/run)"]
 fn the_bridge_killed_under_the_tui_leaves_it_open_read_only() {

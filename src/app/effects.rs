@@ -911,12 +911,10 @@ impl<'g> Runtime<'g> {
             before: breaks.before,
             after: breaks.after,
         };
-        if !ns.is_empty() {
-            // run_in is blocking: its outcome is handled like a finished begin's
-            let out = src.run_in(req, ns);
+        if let Some(out) = src.begin_in(req, ns) {
+            // finished (or refused) already: handled like a polled run's outcome
             return self.finished(kind, thread, out);
         }
-        src.begin(req);
         let what = match &kind {
             RunKind::Step(1) => "step".to_string(),
             RunKind::Step(n) => format!("{n} steps"),

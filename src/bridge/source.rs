@@ -752,6 +752,19 @@ impl GraphSource for PythonSource {
     /// checkpoint's own snapshot (LangGraph starts the root from the checkpoint its
     /// `checkpoint_map` names, and the subgraph task of `ns` from the addressed checkpoint).
     fn run_in(&mut self, req: RunRequest, ns: &str) -> RunOutcome {
+        if let Some(out) = GraphSource::begin_in(self, req, ns) {
+            return out;
+        }
+        loop {
+            if let Some(out) = self.poll_blocking() {
+                return out;
+            }
+        }
+    }
+
+    /// A run from a subgraph checkpoint's config, begun like any other: the TUI polls it (spinner,
+    /// Esc cancels a hung node) — only a request LangGraph would not address is answered at once.
+    fn begin_in(&mut self, req: RunRequest, ns: &str) -> Option<RunOutcome> {
         if !ns.is_empty()
             && !matches!(
                 req.start,
@@ -762,7 +775,7 @@ impl GraphSource for PythonSource {
             )
         {
             // LangGraph's invoke drops a namespace given without a checkpoint id
-            return RunOutcome {
+            return Some(RunOutcome {
                 error: Some(SourceError::message(
                     format!(
                         "namespace {}: a run in a subgraph namespace starts from one of its checkpoints",
@@ -771,18 +784,14 @@ impl GraphSource for PythonSource {
                     "name the checkpoint (--checkpoint ID; history --ns lists them)",
                 )),
                 ..RunOutcome::default()
-            };
+            });
         }
-        self.begin_in(req, ns);
-        loop {
-            if let Some(out) = self.poll_blocking() {
-                return out;
-            }
-        }
+        self.send_run(req, ns);
+        None
     }
 
     fn begin(&mut self, req: RunRequest) {
-        self.begin_in(req, "")
+        self.send_run(req, "")
     }
 
     fn poll(&mut self) -> Option<RunOutcome> {
@@ -884,8 +893,9 @@ impl PythonSource {
 }
 
 impl PythonSource {
-    /// [`GraphSource::begin`] with the namespace of a fresh run's checkpoint (`""`: the root).
-    fn begin_in(&mut self, req: RunRequest, ns: &str) {
+    /// Send a run request (the namespace of a fresh run's checkpoint; `""`: the root) and leave
+    /// it pending, or its failure in `finished`.
+    fn send_run(&mut self, req: RunRequest, ns: &str) {
         let recursion_limit = self.recursion_limit;
         // a subgraph's compiled-in breakpoints are the bridge's to keep (it sets the runtime
         // ones on the subgraph objects next to them)

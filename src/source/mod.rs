@@ -320,6 +320,19 @@ pub trait GraphSource {
     /// The outcome of the run `begin` started, once it is there.
     fn poll(&mut self) -> Option<RunOutcome>;
 
+    /// [`GraphSource::begin`] from a subgraph checkpoint's config ([`GraphSource::run_in`]'s
+    /// request): `Some` when the outcome is already there (nothing to poll — an in-process source,
+    /// or a request refused before it started), `None` when the TUI polls for it. Default: `""`
+    /// is `begin`; any other namespace runs `run_in` right here.
+    fn begin_in(&mut self, req: RunRequest, ns: &str) -> Option<RunOutcome> {
+        if ns.is_empty() {
+            self.begin(req);
+            None
+        } else {
+            Some(self.run_in(req, ns))
+        }
+    }
+
     /// Ask the run in progress to stop (a hung node): the file keeps its last committed
     /// checkpoint. Default: nothing runs in the background, nothing to stop.
     fn cancel(&mut self) {}

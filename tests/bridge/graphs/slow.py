@@ -2,7 +2,9 @@
 
 `graph`: one slow node (it runs in the bridge's main thread, so SIGINT interrupts its sleep);
 `parallel`: two slow nodes in one superstep (they run in LangGraph's worker threads, which no
-signal reaches: the bridge is killed)."""
+signal reaches: the bridge is killed); `nested`: a subgraph whose `wake` node returns at once the
+first time this process runs it and hangs every time after (a time travel from a subgraph
+checkpoint that the TUI must be able to cancel)."""
 import operator
 import time
 from typing import Annotated, TypedDict
@@ -48,3 +50,26 @@ p.add_edge("quick", "other")
 p.add_edge("sleepy", END)
 p.add_edge("other", END)
 parallel = p.compile()
+
+
+CALLS = [0]
+
+
+def wake(state: State):
+    CALLS[0] += 1
+    if CALLS[0] > 1:
+        time.sleep(3600)
+    return {"log": ["woke"]}
+
+
+i = StateGraph(State)
+i.add_node("quick", quick)
+i.add_node("wake", wake)
+i.add_edge(START, "quick")
+i.add_edge("quick", "wake")
+i.add_edge("wake", END)
+n = StateGraph(State)
+n.add_node("inner", i.compile())
+n.add_edge(START, "inner")
+n.add_edge("inner", END)
+nested = n.compile()

@@ -180,16 +180,13 @@ fn output_printed_at_import_and_in_nodes_is_captured_not_mixed_into_the_protocol
     let db = dir.path().join("o.sqlite");
     let mut src = open("linear.py", "graph", &db);
     let input = serde_json::json!({"topic": "a b c", "log": []});
-    let out = src.run(RunRequest {
-        thread: "t".into(),
-        start: Start::Fresh {
+    let out = src.run(request(
+        "t",
+        Start::Fresh {
             input: Input::Value(superstep::value::from_view(&input).unwrap()),
             checkpoint: None,
         },
-        steps: None,
-        before: Breakpoints::None,
-        after: Breakpoints::None,
-    });
+    ));
     assert!(out.error.is_none(), "{:?}", out.error);
     let import: Vec<_> = out.output.iter().filter(|o| o.task_id.is_empty()).collect();
     assert!(
@@ -208,6 +205,17 @@ fn output_printed_at_import_and_in_nodes_is_captured_not_mixed_into_the_protocol
         .find(|t| t.name == "research")
         .unwrap();
     assert_eq!(node[0].task_id, research.id);
+}
+
+/// A run of `thread` from `start` to the next pause, no breakpoints.
+fn request(thread: &str, start: Start) -> RunRequest {
+    RunRequest {
+        thread: thread.into(),
+        start,
+        steps: None,
+        before: Breakpoints::None,
+        after: Breakpoints::None,
+    }
 }
 
 fn wait(src: &mut PythonSource, limit: Duration) -> RunOutcome {
@@ -238,16 +246,13 @@ fn hung_node_is_cancelled(attr: &str, killed: bool) {
     let mut src = open("slow.py", attr, &db);
     let input =
         superstep::value::from_view(&serde_json::json!({"seconds": 3600, "log": []})).unwrap();
-    src.begin(RunRequest {
-        thread: "t".into(),
-        start: Start::Fresh {
+    src.begin(request(
+        "t",
+        Start::Fresh {
             input: Input::Value(input),
             checkpoint: None,
         },
-        steps: None,
-        before: Breakpoints::None,
-        after: Breakpoints::None,
-    });
+    ));
     // until the slow node runs: quick's checkpoint is committed
     let t = Instant::now();
     while !db.exists() || latest(&db, "t").0 < 3 {
@@ -285,16 +290,13 @@ fn hung_node_is_cancelled(attr: &str, killed: bool) {
     assert_eq!(latest(&db, "t"), before);
     // the next operation starts a new bridge and works
     let input = superstep::value::from_view(&serde_json::json!({"seconds": 0, "log": []})).unwrap();
-    let out = src.run(RunRequest {
-        thread: "t2".into(),
-        start: Start::Fresh {
+    let out = src.run(request(
+        "t2",
+        Start::Fresh {
             input: Input::Value(input),
             checkpoint: None,
         },
-        steps: None,
-        before: Breakpoints::None,
-        after: Breakpoints::None,
-    });
+    ));
     assert!(out.error.is_none(), "{:?}", out.error);
     assert!(src.gone().is_none());
     assert_ne!(src.bridge_pid(), Some(pid));
@@ -322,16 +324,13 @@ fn a_run_from_a_subgraph_checkpoint_is_polled_and_cancellable() {
     let db = dir.path().join("n.sqlite");
     let mut src = open("slow.py", "nested", &db);
     let input = superstep::value::from_view(&serde_json::json!({"seconds": 0, "log": []})).unwrap();
-    let out = src.run(RunRequest {
-        thread: "t".into(),
-        start: Start::Fresh {
+    let out = src.run(request(
+        "t",
+        Start::Fresh {
             input: Input::Value(input),
             checkpoint: None,
         },
-        steps: None,
-        before: Breakpoints::None,
-        after: Breakpoints::None,
-    });
+    ));
     assert!(out.error.is_none(), "{:?}", out.error);
     let (ns, first): (String, String) = rusqlite::Connection::open(&db)
         .unwrap()
@@ -345,16 +344,13 @@ fn a_run_from_a_subgraph_checkpoint_is_polled_and_cancellable() {
     assert!(ns.starts_with("inner:"), "{ns}");
     let pid = src.bridge_pid().unwrap();
     let pending = src.begin_in(
-        RunRequest {
-            thread: "t".into(),
-            start: Start::Fresh {
+        request(
+            "t",
+            Start::Fresh {
                 input: Input::Continue,
                 checkpoint: Some(first),
             },
-            steps: None,
-            before: Breakpoints::None,
-            after: Breakpoints::None,
-        },
+        ),
         &ns,
     );
     assert!(
@@ -383,16 +379,7 @@ fn a_run_from_a_subgraph_checkpoint_is_polled_and_cancellable() {
         "bridge {pid} still running"
     );
     // a namespace run without a checkpoint is answered at once, not begun
-    let refused = src.begin_in(
-        RunRequest {
-            thread: "t".into(),
-            start: Start::Continue,
-            steps: None,
-            before: Breakpoints::None,
-            after: Breakpoints::None,
-        },
-        &ns,
-    );
+    let refused = src.begin_in(request("t", Start::Continue), &ns);
     let e = refused
         .expect("answered at once")
         .error

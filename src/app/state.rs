@@ -107,6 +107,15 @@ pub struct BreakSet {
 }
 
 impl GraphInfo {
+    /// The root graph's node names (subgraph nodes, `inner|ask`, left out).
+    pub fn root_nodes(&self) -> Vec<String> {
+        self.nodes
+            .iter()
+            .filter(|n| !n.name.contains('|'))
+            .map(|n| n.name.clone())
+            .collect()
+    }
+
     /// The subgraph paths (`inner`, `inner|child`) with nodes in the pane.
     pub fn subgraph_paths(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();

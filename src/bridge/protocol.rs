@@ -399,29 +399,10 @@ mod tests {
                 after: Some(WireBreaks::All("*".into())),
             },
         );
-        let Request::Run {
-            id,
-            thread,
-            start,
-            steps,
-            before,
-            after,
-            recursion_limit,
-            ..
-        } = r
-        else {
-            unreachable!()
-        };
-        let r2 = Request::Run {
-            id,
-            thread,
-            start,
-            steps,
-            before,
-            after,
-            recursion_limit,
-            inner,
-        };
+        let mut r2 = r;
+        if let Request::Run { inner: i, .. } = &mut r2 {
+            *i = inner;
+        }
         assert!(serde_json::to_string(&r2).unwrap().ends_with(
             r#""recursion_limit":25,"inner":{"inner|child":{"before":["ask"],"after":"*"}}}"#
         ));

@@ -28,13 +28,7 @@ pub(super) fn toggle_break(s: &mut AppState, before: bool) {
         return;
     }
     // `*` is the root graph's; subgraph nodes (`inner|ask`) are toggled one by one
-    let all: Vec<String> = s
-        .graph
-        .nodes
-        .iter()
-        .filter(|n| !n.name.contains('|'))
-        .map(|n| n.name.clone())
-        .collect();
+    let all = s.graph.root_nodes();
     let set = if before {
         &mut s.breaks_before
     } else {

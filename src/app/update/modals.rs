@@ -293,13 +293,7 @@ pub(super) fn open_update(s: &mut AppState) {
     let mut as_nodes = vec!["(inferred)".to_string()];
     // in a subgraph namespace the subgraph's own update_state checks the node
     if s.ns.is_empty() {
-        as_nodes.extend(
-            s.graph
-                .nodes
-                .iter()
-                .filter(|n| !n.name.contains('|'))
-                .map(|n| n.name.clone()),
-        );
+        as_nodes.extend(s.graph.root_nodes());
     }
     as_nodes.extend(["__input__", "__copy__", "__end__"].map(String::from));
     s.modal = Some(Modal::Update {

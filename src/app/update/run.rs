@@ -403,13 +403,7 @@ pub(super) fn step_into(s: &mut AppState) -> Vec<Effect> {
         s.count = None;
         return vec![];
     }
-    let root: Vec<String> = s
-        .graph
-        .nodes
-        .iter()
-        .filter(|n| !n.name.contains('|'))
-        .map(|n| n.name.clone())
-        .collect();
+    let root = s.graph.root_nodes();
     let mut effects = step(s);
     for e in &mut effects {
         if let Effect::Step { breaks, .. } = e {

@@ -14,13 +14,19 @@
 //! Times start after the bridge has loaded the graph (import + topology: reported apart) and the
 //! first superstep boundary; the plain side warms up on another thread first. The added cost per
 //! superstep is (bridge − plain) / N.
+//!
+//! A second table (issue 20): the demo app (examples/support) from launch to its first frame —
+//! `superstep examples/support/langgraph.json --print` on a fresh DB, process start to exit (the
+//! frame is written as it exits) — against its floor, `python -c "import support.agent"` (the
+//! same interpreter importing the same module), and a reload (`R`: a new bridge imports the app
+//! again), interleaved, medians of `--repeat` (`--launch-only` skips the first table).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 use superstep::bridge::{GraphRef, Interpreter, PythonSource};
 use superstep::engine::{Input, Pause};
-use superstep::source::{GraphSource, RunRequest, Start};
+use superstep::source::{GraphSource, RunRequest, RunSettings, Start};
 use superstep::spec::model::Breakpoints;
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -70,7 +76,8 @@ fn bridged(py: &str, db: &Path, n: u64, stepped: bool) -> (f64, f64, usize) {
     };
     let t0 = Instant::now();
     let mut src = PythonSource::open(graph_ref(), interp, Some(db)).expect("the bridge loads");
-    src.recursion_limit = n.max(50) as i64 + 10;
+    let limit = RunSettings::from_args(None, Some(n.max(50) as i64 + 10), None, None).unwrap();
+    src.configure(&limit).expect("settings");
     let load = t0.elapsed().as_secs_f64();
     let req = |thread: &str, start, steps| RunRequest {
         thread: thread.into(),
@@ -139,6 +146,64 @@ fn bridged(py: &str, db: &Path, n: u64, stepped: bool) -> (f64, f64, usize) {
     (load, secs, written)
 }
 
+/// Seconds of one run of `cmd` (it must succeed).
+fn timed(cmd: &mut Command) -> f64 {
+    let t = Instant::now();
+    let o = cmd.output().unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    assert!(
+        o.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    secs
+}
+
+/// The demo app: launch → first frame, its import floor, and a reload.
+fn launch(py: &str, dir: &Path, repeat: usize) {
+    let support = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/support");
+    let db = dir.join("launch.sqlite");
+    let (mut floor, mut frame, mut reload) = (vec![], vec![], vec![]);
+    for _ in 0..repeat {
+        floor.push(timed(
+            Command::new(py)
+                .args(["-c", "import support.agent"])
+                .current_dir(&support),
+        ));
+        fresh(&db);
+        frame.push(timed(
+            Command::new(env!("CARGO_BIN_EXE_superstep"))
+                .arg(support.join("langgraph.json"))
+                .arg("--db")
+                .arg(&db)
+                .args(["--print", "--python", py])
+                .env("NO_COLOR", "1"),
+        ));
+        let r = match GraphRef::parse(support.join("langgraph.json").to_str().unwrap(), None) {
+            Ok(GraphRef::Python(p)) => p,
+            _ => unreachable!(),
+        };
+        let interp = Interpreter {
+            path: PathBuf::from(py),
+            why: "--python",
+        };
+        let mut src = PythonSource::open(r, interp, Some(&db)).expect("the bridge loads");
+        let t = Instant::now();
+        src.reload().expect("reload");
+        reload.push(t.elapsed().as_secs_f64());
+    }
+    let (floor, frame, reload) = (median(floor), median(frame), median(reload));
+    println!("\n## The demo app (examples/support): launch to first frame\n");
+    println!("seconds, each the median of {repeat} runs (interleaved)\n");
+    println!("| python -c \"import support.agent\" (floor) | superstep --print: launch → first frame → exit | added over the floor | reload (R) |");
+    println!("|---:|---:|---:|---:|");
+    println!(
+        "| {floor:.3} | {frame:.3} | {:+.3} ({:.2}×) | {reload:.3} |",
+        frame - floor,
+        frame / floor
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |k: &str| {
@@ -163,6 +228,10 @@ fn main() {
             .to_string()
     }));
     std::fs::create_dir_all(&dir).unwrap();
+    if args.iter().any(|a| a == "--launch-only") {
+        launch(&py, &dir, repeat);
+        return;
+    }
     println!("## Python bridge vs plain LangGraph (benches/bridge_graph.py, SqliteSaver)\n");
     println!(
         "python: {py}; ms per superstep, each the median of {repeat} runs (the four sides interleaved)\n"
@@ -204,4 +273,5 @@ fn main() {
             median(l)
         );
     }
+    launch(&py, &dir, repeat);
 }

@@ -69,6 +69,7 @@ fn big_state() -> AppState {
             selected: CheckpointData {
                 snapshot,
                 parent_values: Some(values),
+                calls: Vec::new(),
             },
         })),
     );

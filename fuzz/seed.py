@@ -69,7 +69,7 @@ for spec in sorted(glob.glob(os.path.join(ROOT, "graphs/*.json"))):
     except ValueError:
         pass
 
-for t in ("tests/tui.rs", "tests/tui_graphs.rs", "tests/tui_cli.rs"):
+for t in ("tests/it/tui.rs", "tests/it/tui_graphs.rs", "tests/it/tui_cli.rs"):
     for k in re.findall(r'"((?:[^"\\]|\\.)*<(?:Enter|Esc|Tab|C-[a-z]|Up|Down|BS|Space)>(?:[^"\\]|\\.)*)"', open(os.path.join(ROOT, t)).read()):
         put("keys", k)
         put("tui_keys", k)

@@ -49,6 +49,10 @@ pub struct Cli {
     /// Render one frame to stdout as plain text (after --keys) and exit.
     #[arg(long)]
     pub print: bool,
+    /// Reload a Python graph's code whenever one of its files changes (the TUI; R reloads by
+    /// hand): the app's own modules the load imported are watched, the thread is kept.
+    #[arg(long)]
+    pub watch: bool,
     /// Frame size for --print.
     #[arg(long, value_name = "WxH", default_value = "120x40")]
     pub size: String,
@@ -58,6 +62,8 @@ pub struct Cli {
     /// Fixed clock (nanoseconds since the epoch) for reproducible checkpoint ids (tests).
     #[arg(long, value_name = "NS", hide = true)]
     pub clock: Option<u64>,
+    #[command(flatten)]
+    pub run: RunConfigArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -70,7 +76,8 @@ pub enum Command {
     History(HistoryArgs),
     /// One checkpoint as a StateSnapshot (like get_state; live view without --checkpoint).
     Show(ShowArgs),
-    /// Run a graph spec on a thread with new input, until it pauses.
+    /// Run a graph (spec or Python) with new input until it pauses: a new thread, or a new turn
+    /// on an existing one (invoke(input, config)).
     Run(RunArgs),
     /// Answer pending interrupts: Command(resume=...) plain or by interrupt id.
     Resume(ResumeArgs),
@@ -80,10 +87,53 @@ pub enum Command {
     Replay(ReplayArgs),
     /// update_state: write values as if a node had returned them.
     Update(UpdateArgs),
-    /// Show a graph spec's nodes and edges.
+    /// Diff two checkpoints: values (message lists message by message), next, tasks,
+    /// interrupts, pending writes.
+    #[command(
+        long_about = "Diff two checkpoints as LangGraph's get_state shows each: values (message lists \
+message by message: added, removed, edited, tool calls; anything else path by path), next nodes, \
+tasks, interrupts and pending writes. The checkpoints may be in one thread, on two branches of it \
+or in two threads.\n\nA checkpoint is addressed as THREAD (its newest), THREAD@STEP (that step on \
+the thread's current branch), THREAD@ID, or a bare checkpoint ID."
+    )]
+    Diff(DiffArgs),
+    /// Where two runs diverged: the first superstep at which they differ, and the tasks whose
+    /// writes made the difference.
+    #[command(
+        long_about = "Where two runs diverged: the lineages of A and B (each checkpoint and its ancestors) \
+are set side by side from the root; the first pair whose values or next nodes differ is the \
+divergence, and the tasks of the checkpoints just before whose pending writes differ are its \
+cause.\n\nWith B omitted, A's thread is compared with the branch A forked from (the newest \
+checkpoint of the thread outside A's lineage): a fork and its original."
+    )]
+    Diverge(DivergeArgs),
+    /// Which writes produced a state key's value, or one path of it (one message of a list).
+    Why(WhyArgs),
+    /// Show a graph's nodes and edges (spec or Python; --mermaid: LangGraph's drawing).
     Graph(GraphArgs),
+    /// LangGraph's key-value store kept in the DB (the memory an app keeps with store.put /
+    /// store.search: SqliteStore's / PostgresStore's items): namespaces, keys, values. Read-only.
+    Store(StoreArgs),
+    /// List the model and tool calls recorded for a thread (Python graphs), or export / drop them.
+    Calls(CallsArgs),
     /// Check a spec's node code for the interrupt pitfalls (exit 1 with findings, 0 clean).
     Lint(LintArgs),
+    /// Where a checkpoint store's bytes go: by thread, namespace and channel, growth per step,
+    /// the biggest values, what a DeltaChannel or a prune would save (read-only).
+    Du(DuArgs),
+    /// Drop checkpoints nothing needs: a dry run (what goes, bytes freed) unless --yes.
+    #[command(
+        long_about = "Drop checkpoints nothing needs. A dry run unless --yes: it says what goes and the \
+bytes freed. Whatever the policy, a thread keeps its newest checkpoint (where it is parked), every \
+paused fork tip, and everything a kept checkpoint needs to be read and resumed by LangGraph: its \
+writes and blobs, the DeltaChannel chain back to the snapshot its values are rebuilt from, the \
+parent of an old-format checkpoint, the subgraph calls it started. With --yes the rows go in one \
+transaction, refused while another process is writing the store; --vacuum then gives the space back."
+    )]
+    Prune(PruneArgs),
+    /// Will new graph code still read and resume the store's threads? Checked without running
+    /// it (exit 1: a parked thread would break).
+    Check(CheckArgs),
     /// Print the shell completion script for bash, zsh or fish.
     #[command(
         long_about = "Print the shell completion script for bash, zsh or fish, generated from \
@@ -102,6 +152,38 @@ subcommand (superstep-COMMAND(1)); `--dir DIR` writes superstep.1 and a page per
 into DIR (e.g. ~/.local/share/man/man1)."
     )]
     Man(ManArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct StoreArgs {
+    #[command(subcommand)]
+    pub command: StoreCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum StoreCommand {
+    /// The namespaces and how many items each holds; with NAMESPACE, the items in it and under
+    /// it (key, last update, value preview).
+    Ls {
+        /// A namespace as LangGraph stores it, labels joined with "." (memories.user-1), or a
+        /// JSON list (["memories", "user-1"]).
+        #[arg(value_name = "NAMESPACE")]
+        namespace: Option<String>,
+        /// At most N items.
+        #[arg(long, value_name = "N", default_value_t = 1000)]
+        limit: usize,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// One item: its value, when it was created and last updated.
+    Get {
+        #[arg(value_name = "NAMESPACE")]
+        namespace: String,
+        #[arg(value_name = "KEY")]
+        key: String,
+        #[command(flatten)]
+        out: Output,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -161,20 +243,78 @@ pub struct EngineSel {
     /// Pause after these nodes (comma-separated, or "*"); overrides the spec's interrupt_after.
     #[arg(long, value_name = "NODES", value_delimiter = ',')]
     pub break_after: Vec<String>,
-    /// LangGraph's recursion_limit.
-    #[arg(long, default_value_t = 25, value_name = "N")]
-    pub recursion_limit: i64,
+    /// Pause after the first superstep whose state makes this expression true, e.g.
+    /// "len(messages) > 4" (Starlark; names: the state keys, state, step, next, interrupts,
+    /// source; see docs/compare.md). Stepped one superstep at a time: the rows are a straight
+    /// run's.
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub break_when: Option<String>,
+    #[command(flatten)]
+    pub run: RunConfigArgs,
+    /// Python graphs: model and tool calls a recording holds for this branch are answered from it
+    /// until the first request that differs, then live (diverge); failing there, naming the
+    /// call (strict); or not at all (off).
+    #[arg(long, value_enum, default_value_t = crate::replay::ReplayMode::Diverge, value_name = "MODE")]
+    pub replay: crate::replay::ReplayMode,
+    /// Python graphs: neither record nor replay model and tool calls in this run (every call is made).
+    #[arg(long)]
+    pub no_record: bool,
     #[command(flatten)]
     pub out: Output,
+}
+
+/// What a run is given besides its input (sent with every run, resume, replay and update).
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct RunConfigArgs {
+    /// LangGraph's recursion_limit (the same as --config '{"recursion_limit": N}'; default:
+    /// LangGraph's own, 10007 in 1.2.24; a graph spec: 25).
+    #[arg(long, value_name = "N")]
+    pub recursion_limit: Option<i64>,
+    /// RunnableConfig fields, as JSON: configurable (e.g. a user id), tags, metadata,
+    /// recursion_limit, max_concurrency, run_name. Only what is given is sent.
+    #[arg(long, value_name = "JSON", allow_hyphen_values = true)]
+    pub config: Option<String>,
+    /// The runtime context (a Python graph's context_schema), as a JSON object; default: the
+    /// schema built from its defaults, as langgraph dev does.
+    #[arg(
+        long,
+        value_name = "JSON",
+        allow_hyphen_values = true,
+        conflicts_with = "context_file"
+    )]
+    pub context: Option<String>,
+    /// The runtime context from a JSON file.
+    #[arg(long, value_name = "PATH")]
+    pub context_file: Option<PathBuf>,
+}
+
+impl RunConfigArgs {
+    pub fn settings(&self) -> Result<crate::source::RunSettings, String> {
+        crate::source::RunSettings::from_args(
+            self.config.as_deref(),
+            self.recursion_limit,
+            self.context.as_deref(),
+            self.context_file.as_deref(),
+        )
+    }
 }
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
     #[command(flatten)]
     pub sel: EngineSel,
-    /// Input JSON (default: the spec's "input").
+    /// Input JSON (default: the spec's "input"). On an existing thread: its next turn.
     #[arg(long, value_name = "JSON", allow_hyphen_values = true)]
     pub input: Option<String>,
+    /// The next turn's text, as a human message: the same as
+    /// --input '{"messages": [{"role": "user", "content": TEXT}]}'.
+    #[arg(
+        long,
+        value_name = "TEXT",
+        conflicts_with = "input",
+        allow_hyphen_values = true
+    )]
+    pub message: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -246,6 +386,89 @@ pub struct UpdateArgs {
     pub as_node: Option<String>,
 }
 
+/// Two checkpoint addresses in a namespace.
+#[derive(Args, Debug)]
+pub struct PairSel {
+    /// Checkpoint namespace of both sides (subgraphs: "node:task_id", nested with "|").
+    #[arg(long, default_value = "", value_name = "NS")]
+    pub ns: String,
+    /// B's namespace when it differs from A's (a subgraph's task id differs between threads).
+    #[arg(long, value_name = "NS")]
+    pub ns_b: Option<String>,
+    #[command(flatten)]
+    pub out: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The first checkpoint: THREAD, THREAD@STEP, THREAD@ID or ID.
+    #[arg(value_name = "A")]
+    pub a: String,
+    /// The second checkpoint (same forms).
+    #[arg(value_name = "B")]
+    pub b: String,
+    #[command(flatten)]
+    pub sel: PairSel,
+}
+
+#[derive(Args, Debug)]
+pub struct DivergeArgs {
+    /// The head of the first run: THREAD, THREAD@STEP, THREAD@ID or ID.
+    #[arg(value_name = "A")]
+    pub a: String,
+    /// The head of the second run (default: the branch A's thread forked from).
+    #[arg(value_name = "B")]
+    pub b: Option<String>,
+    #[command(flatten)]
+    pub sel: PairSel,
+}
+
+#[derive(Args, Debug)]
+pub struct WhyArgs {
+    /// Thread id.
+    #[arg(long, short = 't', value_name = "THREAD")]
+    pub thread: String,
+    /// State key, with a path into its value: messages, messages.-1, messages[2].content,
+    /// plan.steps[0].
+    #[arg(value_name = "KEY[.PATH]")]
+    pub key: String,
+    /// The checkpoint whose value is explained (default: the thread's newest).
+    #[arg(long, value_name = "ID")]
+    pub checkpoint: Option<String>,
+    /// Checkpoint namespace (subgraphs: "node:task_id", nested with "|").
+    #[arg(long, default_value = "", value_name = "NS")]
+    pub ns: String,
+    #[command(flatten)]
+    pub out: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct CallsArgs {
+    /// Thread id (required with --drop unless --all).
+    #[arg(
+        long,
+        short = 't',
+        value_name = "THREAD",
+        required_unless_present = "all"
+    )]
+    pub thread: Option<String>,
+    /// Only the calls of this task (its id; a subgraph task's calls count as its parent's too).
+    #[arg(long, value_name = "TASK_ID")]
+    pub task: Option<String>,
+    /// Every thread (with --drop / --export).
+    #[arg(long, conflicts_with = "thread")]
+    pub all: bool,
+    /// Write the thread's recordings to a new file FILE (put it beside a copy of the checkpoint
+    /// file as FILE.superstep-calls.sqlite to replay the thread there).
+    #[arg(long, value_name = "FILE", conflicts_with = "drop")]
+    pub export: Option<PathBuf>,
+    /// Delete the thread's recordings (later runs call the model and tools again).
+    #[arg(long)]
+    pub drop: bool,
+    #[command(flatten)]
+    pub out: Output,
+}
+
 #[derive(Args, Debug)]
 pub struct GraphArgs {
     /// Graph spec, Python graph (app.py:graph, package.module:graph) or langgraph.json.
@@ -260,6 +483,64 @@ pub struct GraphArgs {
     /// Plain text listing (default).
     #[arg(long)]
     pub ascii: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DuArgs {
+    /// Only threads whose id matches this pattern (* and ?).
+    #[arg(long, short = 't', value_name = "PATTERN")]
+    pub thread: Option<String>,
+    /// Threads and channels listed (largest first).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub top: usize,
+    /// Also each table's size with its indexes (SQLite's dbstat: reads every page).
+    #[arg(long)]
+    pub tables: bool,
+    /// The DeltaChannel cadence the savings estimate assumes.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub snapshot_frequency: u64,
+    #[command(flatten)]
+    pub out: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct PruneArgs {
+    /// Keep the newest N checkpoints of each thread (and namespace); at least 1.
+    #[arg(long, value_name = "N")]
+    pub keep: Option<usize>,
+    /// Keep every fork tip (the last checkpoint of each branch time travel left).
+    #[arg(long)]
+    pub keep_fork_tips: bool,
+    /// Drop only checkpoints older than this: a date (2025-01-31), a UTC time
+    /// (2025-01-31T12:00:00Z) or an age (90m, 12h, 30d, 2w).
+    #[arg(long, value_name = "WHEN")]
+    pub older_than: Option<String>,
+    /// Only threads whose id matches (* and ?; repeatable).
+    #[arg(long, short = 't', value_name = "PATTERN")]
+    pub thread: Vec<String>,
+    /// Delete these threads whole (* and ?; repeatable); a parked thread is kept.
+    #[arg(long, value_name = "PATTERN")]
+    pub delete_thread: Vec<String>,
+    /// Delete for real (one transaction); without it nothing is written.
+    #[arg(long)]
+    pub yes: bool,
+    /// After deleting, VACUUM (SQLite: the file shrinks; Postgres: the space is reusable).
+    #[arg(long, requires = "yes")]
+    pub vacuum: bool,
+    #[command(flatten)]
+    pub out: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Only threads whose id matches this pattern (* and ?).
+    #[arg(long, short = 't', value_name = "PATTERN")]
+    pub thread: Option<String>,
+    /// Only threads parked on an interrupt or a breakpoint.
+    #[arg(long)]
+    pub parked: bool,
+    #[command(flatten)]
+    pub out: Output,
 }
 
 #[derive(Args, Debug, Clone)]

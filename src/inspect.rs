@@ -212,6 +212,29 @@ impl<'s> Thread<'s> {
         }))
     }
 
+    /// How state key `key` combines writes, in words: the graph's reducer or channel class
+    /// (with a topology), else what the thread's newest checkpoints showed; `None`: unknown.
+    pub fn reducer_label(&self, key: &str) -> Option<String> {
+        if let Some(t) = &self.topology {
+            let k = t.key(key)?;
+            return Some(match k.kind.reducer_id() {
+                Some(r) => r.display(),
+                None => k.kind.class_name().to_string(),
+            });
+        }
+        self.learned
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, l)| match l {
+                snapshot::Learned::Accumulates => {
+                    "accumulates (a reducer, as the thread's checkpoints show)".to_string()
+                }
+                snapshot::Learned::LastValue => {
+                    "last value (as the thread's checkpoints show)".to_string()
+                }
+            })
+    }
+
     /// What holds for every snapshot of this thread as derived here (without the graph:
     /// [`snapshot::db_only_limitation`]), to be stated once.
     pub fn limitations(&self) -> Vec<snapshot::Warning> {

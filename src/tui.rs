@@ -26,11 +26,15 @@ pub struct Options {
     pub keys: Vec<KeyEvent>,
     /// Render one frame to stdout and exit.
     pub print: bool,
+    /// Reload the graph's code when one of its files changes.
+    pub watch: bool,
     /// Frame size for `--print`.
     pub size: (u16, u16),
     /// Fixed clock (ns since the epoch) for reproducible checkpoint ids.
     pub clock: Option<u64>,
     pub seed: u64,
+    /// `--config` / `--context`: what every run and update of the session is given.
+    pub run: crate::source::RunSettings,
 }
 
 /// `WxH`, e.g. `120x40`.
@@ -90,7 +94,14 @@ pub fn default_python_db(r: &PythonRef) -> PathBuf {
 fn open_python(r: PythonRef, o: &Options, db: Option<&Path>) -> Result<PythonSource, String> {
     let near = r.config.as_deref().and_then(Path::parent);
     let py = crate::bridge::interpreter::choose(o.python.as_deref(), near);
-    let mut src = PythonSource::open(r, py, db)?;
+    let ticker = if o.print {
+        None
+    } else {
+        ImportTicker::start(&r.label)
+    };
+    let opened = PythonSource::open(r, py, db);
+    drop(ticker);
+    let mut src = opened?;
     for w in &src.warnings {
         eprintln!("superstep: warning: {w}");
     }
@@ -98,6 +109,53 @@ fn open_python(r: PythonRef, o: &Options, db: Option<&Path>) -> Result<PythonSou
         src.open_db().map_err(|e| e.to_string())?;
     }
     Ok(src)
+}
+
+/// `superstep: importing app.py:graph… 3 s` on stderr (a terminal only), once a second while the
+/// bridge imports the graph — an import can take long (heavy dependencies, network) and the
+/// terminal would stay blank; the line is cleared when it is done.
+struct ImportTicker {
+    stop: std::sync::mpsc::Sender<()>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ImportTicker {
+    fn start(label: &str) -> Option<ImportTicker> {
+        use std::io::IsTerminal;
+        if !std::io::stderr().is_terminal() {
+            return None;
+        }
+        let label = crate::text::escape(label).into_owned();
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let t = std::time::Instant::now();
+            loop {
+                let _ = write!(
+                    std::io::stderr(),
+                    "\r\x1b[Ksuperstep: importing {label}… {} s",
+                    t.elapsed().as_secs()
+                );
+                match stopped.recv_timeout(std::time::Duration::from_secs(1)) {
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
+                    _ => break,
+                }
+            }
+            let _ = write!(std::io::stderr(), "\r\x1b[K");
+        });
+        Some(ImportTicker {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for ImportTicker {
+    fn drop(&mut self) {
+        let _ = self.stop.send(());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// The frame as plain text (trailing spaces trimmed).
@@ -162,7 +220,8 @@ pub fn run(
                 }
                 None => db.clone(),
             };
-            let rt = Runtime::spec(&opened, &lg, ids(&o), o.seed)?;
+            let mut rt = Runtime::spec(&opened, &lg, ids(&o), o.seed)?;
+            rt.configure(&o.run)?;
             let mut app = App::debug(rt);
             if scratch.is_some() {
                 app.state.db_path = format!("{} (not created yet)", db.display());
@@ -195,7 +254,8 @@ pub fn run(
                 }
             }
             let src = open_python(r, &o, Some(&db))?;
-            let rt = Runtime::with_source(&db, Box::new(src))?;
+            let mut rt = Runtime::with_source(&db, Box::new(src))?;
+            rt.configure(&o.run)?;
             session(App::debug(rt), &o, out)
         }
         None => {
@@ -267,6 +327,7 @@ fn name_of(p: &Path) -> String {
 }
 
 fn session(mut app: App, o: &Options, out: &mut dyn Write) -> Result<(), String> {
+    app.watch = o.watch;
     if o.print && o.keys.is_empty() {
         app.start_without_writing(o.thread.clone());
     } else {

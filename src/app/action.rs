@@ -28,6 +28,13 @@ pub enum InputKey {
 pub enum Action {
     // ---- from keys --------------------------------------------------------------------------
     Quit,
+    /// LangGraph's store items (`None`: the DB has no store), for the Store view.
+    StoreLoaded {
+        prefix: Option<Vec<String>>,
+        items: Option<Vec<crate::store::items::Item>>,
+    },
+    /// The context later runs get, as the graph's `context_schema` made it.
+    ContextSet(crate::source::ContextInUse),
     /// Another process wrote to the DB (live refresh, checked between key presses).
     ExternalChange,
     /// `?`: the help overlay generated from the keymap.
@@ -58,6 +65,15 @@ pub enum Action {
     OpenTimeTravel,
     OpenUpdate,
     OpenNewThread,
+    /// `M`: a follow-up turn on the current thread (the text of a human message, or the input).
+    OpenTurn,
+    /// `R`: import the graph's code again after an edit, keeping the thread.
+    Reload,
+    /// The code was reloaded: the graph as it is now.
+    Reloaded {
+        graph: Box<super::state::GraphInfo>,
+        text: String,
+    },
     OpenThreadPicker,
     OpenSearch,
     OpenCommand,
@@ -82,6 +98,8 @@ pub enum Action {
     Search(String),
     /// `o`: what the nodes printed or logged (Python graphs), by step, task and attempt.
     OpenOutput,
+    /// `R`: the next replay mode (Python graphs: how calls are answered from the recording).
+    CycleReplay,
     /// Terminal resized: redraw (the viewer lays its lines out again).
     Resize(u16, u16),
     /// Value viewer: fold / unfold the node under the cursor (on a message: its raw fields).
@@ -100,6 +118,8 @@ pub enum Action {
     Copy {
         path: bool,
     },
+    /// Mark, diff against the mark, provenance, and moving in their views.
+    Compare(super::compare::Act),
 
     // ---- from effects -----------------------------------------------------------------------
     /// The first page of threads (by id), and whether more follow.
@@ -131,7 +151,11 @@ pub enum Action {
     /// answering keys, Esc cancels.
     RunStarted(String),
     /// Time goes by while a run is in progress (milliseconds since it started).
-    RunTick(u64),
+    RunTick {
+        ms: u64,
+        /// The nodes of the superstep running now (empty: not known).
+        nodes: Vec<String>,
+    },
     /// What was printed outside a run's supersteps (a new thread's start: the module's import).
     NodeOutput(Vec<crate::source::TaskOutput>),
     /// The engine ran: what it did, step by step.
@@ -148,6 +172,10 @@ pub enum Action {
     },
     /// A plain informational message from an effect.
     Info(String),
+    /// A diff or a provenance read (or why it could not be).
+    CompareLoaded(super::compare::Loaded),
+    /// `:du`: where the store's bytes go (the store doctor's report).
+    StoreMeasured(Box<crate::doctor::sizes::Du>),
 }
 
 /// One checkpoint of a thread's history, as the history pane needs it.
@@ -195,6 +223,8 @@ pub struct ThreadData {
 pub struct CheckpointData {
     pub snapshot: Snapshot,
     pub parent_values: Option<Vec<(String, Value)>>,
+    /// The recorded model and tool calls of its tasks (Python graphs).
+    pub calls: Vec<crate::replay::CallRow>,
 }
 
 /// Why an engine run was started (shown in the re-execution view).
@@ -215,6 +245,8 @@ pub struct RunResult {
     pub landed: Option<String>,
     /// What the nodes printed or logged (Python graphs).
     pub output: Vec<crate::source::TaskOutput>,
+    /// The model and tool calls the nodes made (Python graphs).
+    pub calls: Vec<crate::replay::Call>,
 }
 
 /// The answer(s) of a resume.
@@ -229,6 +261,8 @@ pub enum ResumeArg {
 /// Work for the runtime: read the store, or drive the engine.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
+    /// `:du`: add the store's sizes up (`superstep du`).
+    MeasureStore,
     /// Pick the thread to show at start-up (and, in debug mode with `create`, start one with
     /// the spec's input when none can move).
     Startup {
@@ -309,8 +343,24 @@ pub enum Effect {
         thread: String,
         input: Json,
     },
+    /// Read a diff or a provenance.
+    Compare(super::compare::Job),
+    /// Import the graph's code again; then show `thread` (if any) with the new topology.
+    Reload {
+        thread: Option<String>,
+    },
     /// Stop the run in progress (Esc / Ctrl-C while a node runs).
     CancelRun,
+    /// `:store [NAMESPACE]`: LangGraph's store items in the DB (in and under the namespace).
+    LoadStore {
+        prefix: Option<Vec<String>>,
+    },
+    /// `:context JSON`: the runtime context for every later run (checked first).
+    SetContext {
+        text: String,
+    },
+    /// How later runs answer model and tool calls from the recording.
+    SetReplay(crate::replay::ReplayMode),
 }
 
 /// Breakpoints to run with (they are run configuration, not stored in the DB).

@@ -20,9 +20,15 @@ pub enum Ctx {
     Resume,
     Update,
     NewThread,
+    /// `M`'s message editor.
+    Turn,
     Threads,
     /// `:` and `/` prompts.
     Prompt,
+    /// The diff against the mark (`d`).
+    Diff,
+    /// The provenance of a key (`w`).
+    Why,
     /// Text editing keys of every editor (resume, update, new thread, prompts).
     Editing,
 }
@@ -37,16 +43,19 @@ impl Ctx {
             Ctx::Confirm => "Time-travel confirmation",
             Ctx::Resume => "Resume editor (r)",
             Ctx::Update => "Edit state (u)",
-            Ctx::NewThread => "New thread (N)",
+            Ctx::NewThread => "New thread (N), or a turn with an input (M)",
+            Ctx::Turn => "Follow-up message (M)",
             Ctx::Threads => "Thread picker (T)",
             Ctx::Prompt => "Command line (:) and search (/)",
+            Ctx::Diff => "Diff against the mark (m, then d)",
+            Ctx::Why => "Provenance of a key (w on a State row)",
             Ctx::Editing => "Text fields",
         }
     }
     fn is_text(self) -> bool {
         matches!(
             self,
-            Ctx::Resume | Ctx::Update | Ctx::NewThread | Ctx::Prompt | Ctx::ViewerFind
+            Ctx::Resume | Ctx::Update | Ctx::NewThread | Ctx::Turn | Ctx::Prompt | Ctx::ViewerFind
         )
     }
 }
@@ -85,6 +94,7 @@ type Row = (
 fn table() -> Vec<Row> {
     use Action as A;
     use Ctx::*;
+    use crate::app::compare::Act;
     vec![
         // ---- panes -------------------------------------------------------------------------
         ("?", Normal, A::Help, "this help", Some("help"), false),
@@ -97,11 +107,17 @@ fn table() -> Vec<Row> {
         ("b", Normal, A::ToggleBreakBefore, "toggle break-before on the node selected in Graph (* row: every node)", Some("break"), true),
         ("B", Normal, A::ToggleBreakAfter, "toggle break-after on the node selected in Graph (* row: every node)", None, true),
         ("u", Normal, A::OpenUpdate, "edit state: update_state on the selected checkpoint, with an as_node picker", Some("edit"), true),
-        ("N", Normal, A::OpenNewThread, "new thread with an input", Some("new"), true),
+        ("N", Normal, A::OpenNewThread, "new thread with an input (an existing thread's name: a new turn on it)", Some("new"), true),
+        ("M", Normal, A::OpenTurn, "follow-up turn on this thread: just the text of a human message when the graph's input has messages, else the input form (then n steps it, c runs it)", None, true),
+        ("R", Normal, A::Reload, "reload the graph's code after an edit, keeping the thread: the next step runs it (--watch: on every save)", None, true),
         ("T", Normal, A::OpenThreadPicker, "switch thread", Some("threads"), false),
         ("/", Normal, A::OpenSearch, "search values and pending writes of every loaded checkpoint (/ Enter again: next match)", Some("search"), false),
         ("]", Normal, A::SearchNext, "next search match (the checkpoint it is in gets selected)", None, false),
         ("[", Normal, A::SearchPrev, "previous search match", None, false),
+        ("m", Normal, A::Compare(Act::Mark), "mark the checkpoint selected in History (again: unmark); d diffs against it", None, false),
+        ("d", Normal, A::Compare(Act::Diff), "diff the selected checkpoint against the mark (any thread; side by side when wide)", None, false),
+        ("w", Normal, A::Compare(Act::Why), "why: which writes produced the selected State row's key (step, task, node, reducer)", None, false),
+        ("P", Normal, A::CycleReplay, "replay mode (Python graphs): diverge → strict → off — model/tool calls from the recording", None, true),
         ("o", Normal, A::OpenOutput, "output: what the nodes printed or logged (Python graphs), by step, task and attempt", None, true),
         ("s", Normal, A::EnterSubgraph, "subgraph: show the namespace of the selected subgraph task (its own checkpoints)", None, false),
         ("<BS>", Normal, A::LeaveSubgraph, "back to the parent namespace", None, false),
@@ -153,12 +169,27 @@ fn table() -> Vec<Row> {
         ("<Enter>", NewThread, A::Submit, "create the thread (writes its input checkpoint)", Some("create"), false),
         ("<Tab> <S-Tab> <Up> <Down>", NewThread, A::NextField, "switch field (name / input)", Some("field"), false),
         ("<Esc>", NewThread, A::Cancel, "cancel", Some("cancel"), false),
+        ("<Enter>", Turn, A::Submit, "send it: the turn's input checkpoint is written (n steps it, c runs it)", Some("send"), false),
+        ("<Esc>", Turn, A::Cancel, "cancel", Some("cancel"), false),
         ("<Enter>", Threads, A::Submit, "open the thread", Some("open"), false),
         ("j <Down>", Threads, A::Down, "down", None, false),
         ("k <Up>", Threads, A::Up, "up", None, false),
         ("g <Home>", Threads, A::Top, "first thread", None, false),
         ("G <End>", Threads, A::Bottom, "last thread (loads every page of a long list)", None, false),
         ("<Esc> q", Threads, A::Cancel, "cancel", Some("cancel"), false),
+        ("<Esc> q", Diff, A::Cancel, "close", Some("close"), false),
+        ("j <Down>", Diff, A::Compare(Act::Scroll(1)), "scroll down", Some("scroll"), false),
+        ("k <Up>", Diff, A::Compare(Act::Scroll(-1)), "scroll up", None, false),
+        ("<PageDown> <C-d>", Diff, A::Compare(Act::Scroll(10)), "page down", None, false),
+        ("<PageUp> <C-u>", Diff, A::Compare(Act::Scroll(-10)), "page up", None, false),
+        ("g <Home>", Diff, A::Compare(Act::Scroll(i64::MIN)), "first row", None, false),
+        ("G <End>", Diff, A::Compare(Act::Scroll(i64::MAX)), "last row", None, false),
+        ("<Esc> q", Why, A::Cancel, "close", Some("close"), false),
+        ("j <Down>", Why, A::Compare(Act::Scroll(1)), "next contribution", Some("move"), false),
+        ("k <Up>", Why, A::Compare(Act::Scroll(-1)), "previous contribution", None, false),
+        ("g <Home>", Why, A::Compare(Act::Scroll(i64::MIN)), "first (oldest) contribution", None, false),
+        ("G <End>", Why, A::Compare(Act::Scroll(i64::MAX)), "last contribution (the one that made the value)", None, false),
+        ("<Enter>", Why, A::Compare(Act::Go), "select that checkpoint in History", Some("go to checkpoint"), false),
         ("<Enter>", Prompt, A::Submit, "run", Some("run"), false),
         ("<Esc>", Prompt, A::Cancel, "cancel", Some("cancel"), false),
         // ---- text fields -------------------------------------------------------------------
@@ -201,8 +232,11 @@ pub fn context(state: &AppState) -> Ctx {
         Some(Modal::Resume { .. }) => Ctx::Resume,
         Some(Modal::Update { .. }) => Ctx::Update,
         Some(Modal::NewThread { .. }) => Ctx::NewThread,
+        Some(Modal::Turn { .. }) => Ctx::Turn,
         Some(Modal::ThreadPicker { .. }) => Ctx::Threads,
         Some(Modal::Command { .. }) | Some(Modal::Search { .. }) => Ctx::Prompt,
+        Some(Modal::Diff(_)) => Ctx::Diff,
+        Some(Modal::Why(_)) => Ctx::Why,
     }
 }
 
@@ -266,9 +300,12 @@ pub fn help_lines(mode: Mode) -> Vec<(String, String)> {
         Ctx::Resume,
         Ctx::Update,
         Ctx::NewThread,
+        Ctx::Turn,
         Ctx::Confirm,
         Ctx::Threads,
         Ctx::Prompt,
+        Ctx::Diff,
+        Ctx::Why,
         Ctx::Editing,
         Ctx::Viewer,
         Ctx::ViewerFind,

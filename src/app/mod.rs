@@ -3,6 +3,8 @@
 //! answers with more Actions. Rendering (`crate::ui`) only reads the state.
 
 pub mod action;
+pub mod calls;
+pub mod compare;
 pub mod effects;
 pub mod format;
 pub mod keymap;
@@ -24,6 +26,8 @@ use crate::source::Shape;
 pub struct App<'g> {
     pub state: AppState,
     pub rt: Runtime<'g>,
+    /// `--watch`: reload the graph's code when one of its files changes.
+    pub watch: bool,
 }
 
 impl<'g> App<'g> {
@@ -38,6 +42,7 @@ impl<'g> App<'g> {
         App {
             state: AppState::new(Mode::Inspect, &db, label, info),
             rt,
+            watch: false,
         }
     }
 
@@ -54,11 +59,17 @@ impl<'g> App<'g> {
         state.breaks_before = BreakSet::from_spec(&shape.interrupt_before);
         state.breaks_after = BreakSet::from_spec(&shape.interrupt_after);
         state.sel[state::Pane::Graph.index()] = 1;
-        App { state, rt }
+        state.context = rt.source().and_then(|s| s.context_in_use());
+        App {
+            state,
+            rt,
+            watch: false,
+        }
     }
 
     /// Pick (or create) the thread to show.
     pub fn start(&mut self, thread: Option<String>) {
+        self.state.wanted_thread = thread.clone();
         self.run_effects(vec![Effect::Startup {
             thread,
             create: true,
@@ -106,10 +117,15 @@ impl<'g> App<'g> {
                 }
                 None => {
                     let ms = self.rt.running_for().map_or(0, |d| d.as_millis() as u64);
-                    self.dispatch(Action::RunTick(ms));
+                    let nodes = self.rt.running_nodes();
+                    self.dispatch(Action::RunTick { ms, nodes });
                 }
             }
             // redraw: the spinner and the elapsed time move
+            return true;
+        }
+        if self.watch && self.rt.code_changed() {
+            self.dispatch(Action::Reload);
             return true;
         }
         let changed = self.rt.external_change();
@@ -190,7 +206,10 @@ pub fn graph_info(shape: &Shape) -> GraphInfo {
         nodes,
         state_keys: shape.state_keys.clone(),
         input: shape.input.clone(),
+        input_form: shape.input_form.clone(),
         fixed_before: BreakSet::from_spec(&shape.fixed_before),
         fixed_after: BreakSet::from_spec(&shape.fixed_after),
+        reloadable: shape.reloadable,
+        reducer_keys: shape.reducer_keys.clone(),
     }
 }

@@ -72,9 +72,15 @@ pub struct GraphInfo {
     pub state_keys: Vec<String>,
     /// The spec's `input` (for new threads).
     pub input: Option<Json>,
+    /// Without one: an input built from the graph's input schema (`N` proposes it).
+    pub input_form: Option<Json>,
     /// Breakpoints compiled into a Python graph: always on, shown fixed.
     pub fixed_before: BreakSet,
     pub fixed_after: BreakSet,
+    /// `R` re-imports the graph's code (a Python graph).
+    pub reloadable: bool,
+    /// State keys whose writes go through a reducer (not plain last values).
+    pub reducer_keys: Vec<String>,
 }
 
 /// A run in progress (a Python graph's step runs in the bridge while the TUI answers keys).
@@ -86,6 +92,10 @@ pub struct Running {
     pub elapsed_ms: u64,
     /// Esc / Ctrl-C asked it to stop.
     pub cancelling: bool,
+    /// `q` asked it to stop: the TUI quits as soon as it has.
+    pub quit_after: bool,
+    /// The nodes of the superstep running now (the spinner names them).
+    pub nodes: Vec<String>,
 }
 
 /// One chunk of what a node printed or logged (Python graphs), with the step it ran in (`-1`:
@@ -265,6 +275,8 @@ pub struct CheckpointView {
     pub tasks: Vec<TaskRow>,
     pub writes: Vec<WriteView>,
     pub interrupts: Vec<InterruptRow>,
+    /// The recorded model and tool calls of its tasks (Python graphs; the task view lists them).
+    pub calls: Vec<crate::replay::CallRow>,
 }
 
 /// Why the thread is paused, as the status line says it.
@@ -500,6 +512,8 @@ pub enum Modal {
         as_nodes: Vec<String>,
         as_sel: usize,
         input: TextInput,
+        /// What the proposed values are (`u` starts from the selected key's current value).
+        note: String,
         error: Option<String>,
     },
     NewThread {
@@ -512,6 +526,11 @@ pub enum Modal {
     ThreadPicker {
         sel: usize,
     },
+    /// `M` on a `messages` graph: the text of the next human message.
+    Turn {
+        input: TextInput,
+        error: Option<String>,
+    },
     /// `:` command line.
     Command {
         input: TextInput,
@@ -520,6 +539,10 @@ pub enum Modal {
     Search {
         input: TextInput,
     },
+    /// `d`: the selected checkpoint against the mark.
+    Diff(Box<super::compare::DiffView>),
+    /// `w`: the writes that produced a key.
+    Why(Box<super::compare::WhyView>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -565,6 +588,8 @@ pub struct AppState {
     /// as the picker's cursor gets there).
     pub threads_more: bool,
     pub thread: Option<String>,
+    /// `-t NAME` when it names no thread yet: `N` proposes it.
+    pub wanted_thread: Option<String>,
     /// The checkpoint namespace shown (`""`: the root graph).
     pub ns: String,
     /// Parent namespaces entered from, with the checkpoint selected there (Backspace returns).
@@ -584,6 +609,10 @@ pub struct AppState {
     pub count: Option<u32>,
     pub search: Option<SearchState>,
     pub run: Option<RunView>,
+    /// The model and tool calls of the last run (Python graphs): the status line counts them.
+    pub last_calls: crate::replay::Counts,
+    /// How the next runs answer calls from the recording (`R` cycles it).
+    pub replay: crate::replay::ReplayMode,
     /// Why the last run stopped (cleared when the thread changes other ways).
     pub run_pause: Option<PauseView>,
     /// Said after the next run (e.g. why a breakpoint did not fire).
@@ -605,6 +634,11 @@ pub struct AppState {
     pub running: Option<Running>,
     /// Every node output captured this session (Python graphs), oldest first; `o` shows it.
     pub output: Vec<OutputLine>,
+    /// Mark, watches, break-when (`app::compare`).
+    pub compare: super::compare::CompareState,
+    /// The runtime context runs get (a Python graph with a `context_schema`, or one given);
+    /// `Err`: why runs wait for `:context`.
+    pub context: Option<Result<crate::source::ContextInUse, String>>,
 }
 
 impl AppState {
@@ -623,6 +657,7 @@ impl AppState {
             breaks_after: BreakSet::default(),
             threads: Vec::new(),
             thread: None,
+            wanted_thread: None,
             ns: String::new(),
             ns_stack: Vec::new(),
             history: Vec::new(),
@@ -636,6 +671,8 @@ impl AppState {
             count: None,
             search: None,
             run: None,
+            last_calls: Default::default(),
+            replay: Default::default(),
             run_pause: None,
             run_note: None,
             seen_interrupts: BTreeMap::new(),
@@ -648,6 +685,8 @@ impl AppState {
             quit: false,
             running: None,
             output: Vec::new(),
+            compare: Default::default(),
+            context: None,
         }
     }
 

@@ -292,6 +292,7 @@ pub fn checkpoint_view(d: CheckpointData, latest: bool) -> CheckpointView {
         tasks,
         writes,
         interrupts,
+        calls: d.calls,
     }
 }
 

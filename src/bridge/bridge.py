@@ -1,7 +1,7 @@
 """superstep's bridge: runs the user's LangGraph graph for superstep, one superstep at a time.
 
 Shipped inside the superstep binary and run with the user's own interpreter. It speaks JSON lines
-(protocol version below) over a Unix socket whose path is in $SUPERSTEP_BRIDGE_SOCKET — never over
+(protocol version below) over a Unix socket inherited as the fd in $SUPERSTEP_BRIDGE_FD — never over
 stdout/stderr, which user code owns (modules print at import time, nodes print and log). What a node
 prints or logs is captured per task and attempt and sent as `output` events.
 
@@ -28,8 +28,10 @@ behaves exactly like one compiled into the subgraph: the subgraph saves its chec
 the parent's stream ends inside the subgraph task, `invoke(None)` resumes it there.
 
 Messages (every one has "type"; requests have "id", answers and events have "re"):
-  superstep -> bridge: load, run, update_state, get_state, reset, cancel, shutdown
-  bridge -> superstep: hello, loaded, task, output, step, done, updated, state, error
+  superstep -> bridge: load, run, update_state, get_state, check_context, states, revive, reset, cancel, shutdown
+  bridge -> superstep: hello, loaded, task, output, step, done, updated, state, context, states, revived, error
+
+What a run is given besides its input (context, config, store): superstep_runtime.py.
 """
 
 import asyncio
@@ -48,695 +50,27 @@ import sys
 import threading
 import traceback
 
-PROTOCOL = 2  # 2: `run` takes `inner` (breakpoints inside subgraphs)
+import superstep_inspect as insp
+import superstep_runtime as rt
+import superstep_capture as capture
+import superstep_saves as saves  # shipped next to this file (src/bridge/saves.py)
+import superstep_doctor as doctor  # shipped next to this file (src/bridge/doctor.py)
+import superstep_recorder as recorder  # shipped beside this file (src/bridge/recorder.py)
+import superstep_wire as wire  # the modules split out of this program: wire.py, shape.py, stepping.py
+from superstep_wire import BridgeError, Conn, error_report, exc_line, flush_output, is_postgres_url, last_frame, redact_url, send, typed, user_files
+from superstep_shape import import_target, input_fields, is_async_graph, topology
+from superstep_stepping import Run, make_attempt_counter, matches, send_running, union_breaks
+wire.OWN_FILES.append(__file__)
+
+# 2: `run` takes `inner` (breakpoints inside subgraphs)
+# 3: `run` takes `config` / `context` and no `recursion_limit` (the user's RunnableConfig fields,
+#    only those set; the runtime context); `update_state` takes `config`; `check_context`;
+#    `loaded` says the graph's `context_schema`
+# 4: `load` takes `store` (langgraph.json's store key); every run gets LangGraph's own store on the
+#    checkpoint database; `loaded` says `had_store`
+# 5: `states`: LangGraph's get_state_history over a database opened read-only (superstep_inspect.py)
+PROTOCOL = 5
 
-_REAL_STDOUT = sys.stdout
-_REAL_STDERR = sys.stderr
-
-
-class Conn:
-    """One JSON object per line over the socket; sends from any thread."""
-
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.rfile = self.sock.makefile("rb")
-        self.lock = threading.Lock()
-
-    def send(self, msg):
-        data = (json.dumps(msg, default=repr, ensure_ascii=False) + "\n").encode("utf-8", "replace")
-        with self.lock:
-            self.sock.sendall(data)
-
-    def recv(self):
-        line = self.rfile.readline()
-        if not line:
-            return None
-        return json.loads(line)
-
-
-CONN = None
-
-
-def send(msg):
-    CONN.send(msg)
-
-
-# ------------------------------------------------------------------------------------------------
-# Output capture: print() and logging inside a node go to the node's task and attempt.
-# ------------------------------------------------------------------------------------------------
-
-def current_task():
-    """(task_id, node, graph ns, attempt) of the node running in this context, or None."""
-    try:
-        from langgraph.config import get_config
-
-        cfg = get_config()
-    except Exception:
-        return None
-    conf = cfg.get("configurable", {}) or {}
-    task_id = conf.get("__pregel_task_id")
-    if not task_id:
-        return None
-    ns = conf.get("checkpoint_ns", "") or ""
-    graph_ns = ns.rsplit("|", 1)[0] if "|" in ns else ""
-    attempt = 1
-    rt = conf.get("__pregel_runtime")
-    info = getattr(rt, "execution_info", None)
-    if info is not None:
-        attempt = getattr(info, "node_attempt", 1) or 1
-    node = (cfg.get("metadata") or {}).get("langgraph_node") or ns.rsplit("|", 1)[-1].split(":")[0]
-    return (task_id, node, graph_ns, attempt)
-
-
-class Capture(io.TextIOBase):
-    """sys.stdout / sys.stderr while the bridge runs: whole lines are sent as `output` events,
-    attributed to the task whose code wrote them (None: module import or the bridge itself)."""
-
-    def __init__(self, name):
-        super().__init__()
-        self.name = name
-        self.lock = threading.Lock()
-        self.buffers = {}
-
-    @property
-    def encoding(self):
-        return "utf-8"
-
-    def writable(self):
-        return True
-
-    def isatty(self):
-        return False
-
-    def write(self, s):
-        if not isinstance(s, str):
-            s = str(s)
-        key = current_task()
-        with self.lock:
-            buf = self.buffers.get(key, "") + s
-            if "\n" in buf:
-                head, _, rest = buf.rpartition("\n")
-                self.buffers[key] = rest
-                self._send(key, head + "\n")
-            else:
-                self.buffers[key] = buf
-        return len(s)
-
-    def _send(self, key, text):
-        msg = {"type": "output", "stream": self.name, "text": text}
-        if key is not None:
-            msg.update(task_id=key[0], node=key[1], ns=key[2], attempt=key[3])
-        try:
-            send(msg)
-        except Exception:
-            pass
-
-    def flush(self):
-        pass
-
-    def flush_all(self):
-        with self.lock:
-            items, self.buffers = list(self.buffers.items()), {}
-        for key, text in items:
-            if text:
-                self._send(key, text)
-
-
-STDOUT = Capture("stdout")
-STDERR = Capture("stderr")
-
-
-def flush_output():
-    STDOUT.flush_all()
-    STDERR.flush_all()
-
-
-# ------------------------------------------------------------------------------------------------
-# Errors
-# ------------------------------------------------------------------------------------------------
-
-class BridgeError(Exception):
-    """A user-facing error: message + hint (+ the traceback's last frame)."""
-
-    def __init__(self, kind, message, hint="", frame=None):
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-        self.hint = hint
-        self.frame = frame
-
-
-def is_postgres_url(db):
-    """A `--db` that names a Postgres database (superstep's `Store::is_server`)."""
-    return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
-
-
-def redact_url(url):
-    """A Postgres URL for messages: no password (in the user info or a `password=` parameter)."""
-    scheme, _, rest = url.partition("://")
-    auth, slash, tail = rest.partition("/")
-    if "@" in auth:
-        userinfo, _, hostport = auth.rpartition("@")
-        auth = userinfo.split(":", 1)[0] + "@" + hostport
-    path, q, query = tail.partition("?")
-    if q:
-        query = "&".join(kv for kv in query.split("&") if not kv.startswith("password="))
-    return f"{scheme}://{auth}{slash}{path}" + (f"?{query}" if q and query else "")
-
-
-def exc_line(e):
-    """`ClassName: message`, as Python prints the last line of a traceback."""
-    msg = str(e)
-    name = type(e).__name__
-    return f"{name}: {msg}" if msg else name
-
-
-def last_frame(e, skip_bridge=True):
-    """`file:line in func` of the innermost frame (user code, not this file, when there is one)."""
-    tb = traceback.extract_tb(e.__traceback__)
-    me = os.path.abspath(__file__)
-    frames = [f for f in tb if os.path.abspath(f.filename) != me] if skip_bridge else list(tb)
-    if not frames:
-        frames = list(tb)
-    if not frames:
-        return None
-    f = frames[-1]
-    return f"{f.filename}:{f.lineno} in {f.name}"
-
-
-# ------------------------------------------------------------------------------------------------
-# Values to superstep: LangGraph's own serializer, decoded on the Rust side like a DB row.
-# ------------------------------------------------------------------------------------------------
-
-_SERDE = None
-
-
-def typed(value):
-    global _SERDE
-    if _SERDE is None:
-        from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-
-        _SERDE = JsonPlusSerializer()
-    try:
-        t, data = _SERDE.dumps_typed(value)
-    except Exception as e:  # unserializable: show its repr
-        t, data = _SERDE.dumps_typed(f"<unserializable {type(value).__name__}: {e}>")
-    return {"type": t, "hex": bytes(data).hex()}
-
-
-def plain_json(value):
-    """The value if it is plain JSON, else None."""
-    try:
-        json.dumps(value, allow_nan=False)
-        return value
-    except Exception:
-        return None
-
-
-# ------------------------------------------------------------------------------------------------
-# Loading the graph
-# ------------------------------------------------------------------------------------------------
-
-def import_target(ref):
-    """The object a reference names: {"file": path} or {"module": name}, plus "attr"."""
-    attr = ref["attr"]
-    if ref.get("file"):
-        path = os.path.abspath(ref["file"])
-        if not os.path.exists(path):
-            raise BridgeError("reference", f"{ref['file']}: no such file")
-        d = os.path.dirname(path)
-        if d not in sys.path:
-            sys.path.insert(0, d)
-        name = os.path.splitext(os.path.basename(path))[0]
-        if name in sys.modules and getattr(sys.modules[name], "__file__", None) == path:
-            module = sys.modules[name]
-        else:
-            spec = importlib.util.spec_from_file_location(name, path)
-            if spec is None or spec.loader is None:
-                raise BridgeError("reference", f"{ref['file']}: not a Python file")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException as e:
-                sys.modules.pop(name, None)
-                raise BridgeError(
-                    "import", f"importing {ref['file']} failed: {exc_line(e)}", frame=last_frame(e)
-                )
-        where = ref["file"]
-    else:
-        try:
-            module = importlib.import_module(ref["module"])
-        except BaseException as e:
-            raise BridgeError(
-                "import", f"importing module {ref['module']} failed: {exc_line(e)}", frame=last_frame(e)
-            )
-        where = f"module {ref['module']}"
-    obj = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            names = sorted(n for n in dir(module) if not n.startswith("_"))
-            raise BridgeError(
-                "attribute",
-                f"{where} has no attribute {attr!r} (it defines: {', '.join(names[:20])}{', …' if len(names) > 20 else ''})",
-            )
-        obj = getattr(obj, part)
-    return obj
-
-
-def is_async_graph(graph, seen=None):
-    """Whether some node (or a subgraph's node) has only an async implementation: such a graph
-    must run with astream / AsyncSqliteSaver."""
-    from langgraph._internal._runnable import RunnableCallable
-
-    seen = seen if seen is not None else set()
-    if id(graph) in seen:
-        return False
-    seen.add(id(graph))
-    for node in getattr(graph, "nodes", {}).values():
-        bound = getattr(node, "bound", None)
-        for r in _runnables(bound):
-            if isinstance(r, RunnableCallable) and r.func is None and r.afunc is not None:
-                return True
-        for sub in getattr(node, "subgraphs", None) or []:
-            if is_async_graph(sub, seen):
-                return True
-    return False
-
-
-def _runnables(r):
-    if r is None:
-        return []
-    out = [r]
-    for attr in ("steps", "first", "middle", "last", "bound"):
-        v = getattr(r, attr, None)
-        if isinstance(v, (list, tuple)):
-            for x in v:
-                out.extend(_runnables(x))
-        elif v is not None and attr != "steps" and v is not r and hasattr(v, "invoke"):
-            out.extend(_runnables(v))
-    return out
-
-
-# ------------------------------------------------------------------------------------------------
-# Topology: the graph's shape as superstep's inspector reads it (tests/oracle/common.py format,
-# extended with edges, breakpoints and subgraphs).
-# ------------------------------------------------------------------------------------------------
-
-def _qualname(f):
-    mod = getattr(f, "__module__", None)
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
-    if name is None:
-        return None
-    return f"{mod}.{name}" if mod else name
-
-
-def topology(graph):
-    from langgraph._internal._typing import MISSING
-    from langgraph.channels.binop import BinaryOperatorAggregate
-
-    state_keys = graph.stream_channels_asis
-    state_keys = [state_keys] if isinstance(state_keys, str) else list(state_keys)
-    channels = {}
-    for name, ch in graph.channels.items():
-        op = getattr(ch, "operator", None)
-        default = None
-        if isinstance(ch, BinaryOperatorAggregate):
-            try:
-                v = ch.copy().value
-                default = None if v is MISSING else plain_json(v)
-            except Exception:
-                default = None
-        channels[name] = {
-            "kind": type(ch).__name__,
-            "reducer": getattr(op, "__name__", None) if op is not None else None,
-            "reducer_qualname": _qualname(op) if op is not None else None,
-            "default": default,
-        }
-    edges = []
-    try:
-        drawn = graph.get_graph()
-        for e in drawn.edges:
-            edges.append(
-                {
-                    "source": e.source,
-                    "target": e.target,
-                    "conditional": bool(e.conditional),
-                    "label": e.data if isinstance(e.data, str) else None,
-                }
-            )
-    except Exception:
-        pass
-    subs = {}
-    for name, node in graph.nodes.items():
-        for sub in getattr(node, "subgraphs", None) or []:
-            try:
-                subs[name] = topology(sub)
-            except Exception:
-                pass
-            break
-
-    def bp(v):
-        if v == "*" or v is None:
-            return v
-        return list(v)
-
-    return {
-        "name": graph.get_name() if hasattr(graph, "get_name") else getattr(graph, "name", None),
-        "nodes": [{"name": n, "triggers": list(node.triggers)} for n, node in graph.nodes.items()],
-        "state_keys": state_keys,
-        "channels": channels,
-        "subgraphs": [n for n, node in graph.nodes.items() if node.subgraphs],
-        "edges": edges,
-        "interrupt_before": bp(graph.interrupt_before_nodes) or [],
-        "interrupt_after": bp(graph.interrupt_after_nodes) or [],
-        "subgraph_topologies": subs,
-    }
-
-
-# ------------------------------------------------------------------------------------------------
-# Attempts: one LangChain run per attempt of a task (a retry starts another).
-# ------------------------------------------------------------------------------------------------
-
-def make_attempt_counter():
-    from langchain_core.callbacks import BaseCallbackHandler
-
-    class Attempts(BaseCallbackHandler):
-        run_inline = True
-        raise_error = False
-
-        def __init__(self):
-            self.ns_of = {}
-            self.counts = {}
-            self.lock = threading.Lock()
-
-        def on_chain_start(self, serialized, inputs, *, run_id, parent_run_id=None, metadata=None, **kw):
-            ns = (metadata or {}).get("langgraph_checkpoint_ns")
-            with self.lock:
-                self.ns_of[run_id] = ns
-                if ns and self.ns_of.get(parent_run_id) != ns:
-                    task_id = ns.rsplit("|", 1)[-1].split(":", 1)[-1]
-                    self.counts[task_id] = self.counts.get(task_id, 0) + 1
-
-        def on_chain_end(self, outputs, *, run_id, **kw):
-            with self.lock:
-                self.ns_of.pop(run_id, None)
-
-        def on_chain_error(self, error, *, run_id, **kw):
-            with self.lock:
-                self.ns_of.pop(run_id, None)
-
-        def take(self, task_id):
-            with self.lock:
-                return self.counts.pop(task_id, 0)
-
-    return Attempts()
-
-
-# ------------------------------------------------------------------------------------------------
-# A run, paused between supersteps
-# ------------------------------------------------------------------------------------------------
-
-class Ended(Exception):
-    pass
-
-
-def breaks_json(v):
-    if v is None:
-        return None
-    if v == "*":
-        return "*"
-    return list(v)
-
-
-def union_breaks(compiled, requested):
-    """A subgraph's breakpoints: the compiled-in ones and the requested ones ("*" wins)."""
-    if compiled == "*" or requested == "*":
-        return "*"
-    out = list(compiled or [])
-    out.extend(n for n in (requested or []) if n not in out)
-    return out
-
-
-def matches(breaks, name):
-    if not breaks:
-        return False
-    return breaks == "*" or name in breaks
-
-
-class Run:
-    """`graph.stream(...)` of one thread, suspended at a superstep boundary."""
-
-    def __init__(self, session, thread, gen, is_async, before, after):
-        self.s = session
-        self.thread = thread
-        self.gen = gen
-        self.is_async = is_async
-        self.before = before
-        self.after = after
-        self.loop = None  # LangGraph's PregelLoop, found in the generator's frame
-        self.checkpoint = None  # the checkpoint of the boundary the run is paused at
-        self.pending = {}  # task id -> {id, name, path, reused}: the tasks about to run
-        self.results = {}  # task id -> the "tasks" result event
-        self.order = []
-        self.finished = False
-
-    # -- the generator ----------------------------------------------------------------------------
-
-    def _next(self):
-        if self.is_async:
-            return self.s.aloop.run_until_complete(self.gen.__anext__())
-        return next(self.gen)
-
-    def close(self):
-        if self.finished:
-            return
-        self.finished = True
-        try:
-            if self.is_async:
-                self.s.aloop.run_until_complete(self.gen.aclose())
-            else:
-                self.gen.close()
-        except BaseException:
-            pass
-
-    def _find_loop(self):
-        frame = self.gen.ag_frame if self.is_async else self.gen.gi_frame
-        if frame is not None:
-            lp = frame.f_locals.get("loop")
-            if lp is not None and hasattr(lp, "checkpoint"):
-                self.loop = lp
-
-    def _settle(self):
-        """Wait for the saves LangGraph made in the background (checkpoint, task writes): at a
-        boundary no task has started yet, so every future the loop's executor holds is a save."""
-        lp = self.loop
-        if lp is None:
-            return
-        ex = getattr(getattr(lp, "submit", None), "__self__", None)
-        futs = list(getattr(ex, "tasks", {}) or {})
-        if not futs:
-            return
-        if self.is_async:
-
-            async def wait():
-                await asyncio.wait(futs)
-
-            self.s.aloop.run_until_complete(wait())
-        else:
-            concurrent.futures.wait(futs)
-
-    def _boundary(self):
-        """At a boundary: note the tasks about to run."""
-        self._find_loop()
-        self._settle()
-        self.pending = {}
-        lp = self.loop
-        if lp is not None:
-            from langgraph.pregel._algo import task_path_str
-
-            for t in lp.tasks.values():
-                self.pending[t.id] = {
-                    "id": t.id,
-                    "name": t.name,
-                    "path": task_path_str(t.path),
-                    "reused": bool(t.writes),
-                }
-
-    def advance(self):
-        """Pull chunks until the next boundary. Returns ("boundary", checkpoint_id) or
-        ("end", None) when the generator finished; exceptions propagate."""
-        while True:
-            try:
-                chunk = self._next()
-            except (StopIteration, StopAsyncIteration):
-                self.finished = True
-                self._find_loop()
-                return ("end", None)
-            mode, payload = chunk
-            if mode == "tasks":
-                if "error" in payload or "interrupts" in payload or "result" in payload:
-                    self.results[payload["id"]] = payload
-                elif payload["id"] not in self.order:
-                    self.order.append(payload["id"])
-            elif mode == "checkpoints":
-                cid = payload["config"]["configurable"]["checkpoint_id"]
-                self.checkpoint = cid
-                self._find_loop()
-                status = getattr(self.loop, "status", "pending")
-                self.last_next = list(payload.get("next") or [])
-                if status == "pending":
-                    self._boundary()
-                    return ("boundary", cid)
-                # done / interrupt_after / interrupt_before / out_of_steps: the generator ends next
-
-    # -- one superstep ------------------------------------------------------------------------------
-
-    def step(self):
-        """Run the superstep the run is paused before. Returns the step report."""
-        lp = self.loop
-        step_no = getattr(lp, "step", None)
-        tasks = dict(self.pending)
-        self.results = {}
-        self.order = []
-        written = None
-        error = None
-        try:
-            kind, cid = self.advance()
-            if kind == "boundary" or (self.checkpoint and self.checkpoint != self._start_cp):
-                written = self.checkpoint
-        except BaseException as e:
-            error = e
-            self.finished = True
-            if isinstance(e, KeyboardInterrupt):
-                raise
-        flush_output()
-        status = getattr(self.loop, "status", None)
-        report_tasks = []
-        for tid, t in tasks.items():
-            res = self.results.get(tid)
-            outcome = "reused" if t["reused"] else "done"
-            if res is not None:
-                if res.get("interrupts"):
-                    i = res["interrupts"][0]
-                    outcome = {"interrupt": {"id": i.get("id"), "value": typed(i.get("value"))}}
-                elif res.get("error") is not None:
-                    outcome = {"error": repr(res["error"])}
-            attempts = self.s.attempts.take(tid)
-            report_tasks.append(
-                {
-                    "id": tid,
-                    "name": t["name"],
-                    "path": t["path"],
-                    "outcome": outcome,
-                    "attempts": attempts if attempts else (0 if t["reused"] else 1),
-                }
-            )
-        pause = None
-        if error is not None:
-            from langgraph.errors import GraphRecursionError
-
-            if isinstance(error, GraphRecursionError):
-                pause = {"kind": "recursion_limit", "limit": self.s.recursion_limit}
-            else:
-                failed = [t for t in report_tasks if isinstance(t["outcome"], dict) and "error" in t["outcome"]]
-                if failed:
-                    pause = {"kind": "error", "node": failed[0]["name"], "error": failed[0]["outcome"]["error"]}
-                else:
-                    raise error
-        elif self.finished:
-            pause = self._end_pause(report_tasks, status)
-        elif written is not None and status == "pending":
-            pause = None
-        return {
-            "step": step_no,
-            "tasks": report_tasks,
-            "checkpoint": written,
-            "pause": pause,
-        }
-
-    def _inside(self, names):
-        """The breakpoint inside a subgraph task that stopped the run: {"kind": "before" |
-        "after", "nodes": ["node (in task)", ...]} from the subgraph's own state."""
-        g = self.s.graph
-        cfg = {"configurable": {"thread_id": self.thread}}
-        try:
-            st = self.s.aloop.run_until_complete(g.aget_state(cfg, subgraphs=True)) if self.is_async else g.get_state(cfg, subgraphs=True)
-            subs = dict(g.get_subgraphs(recurse=True))
-        except Exception:
-            return None
-        found, kind = [], "after"
-
-        def saved(state):
-            # a subgraph task's own state, once it has saved a checkpoint (not yet started: an
-            # empty snapshot without created_at)
-            return hasattr(state, "next") and getattr(state, "created_at", None) is not None
-
-        def ran_before(sub):
-            pc = getattr(sub, "parent_config", None)
-            if not pc:
-                return []
-            conf = {k: v for k, v in (pc.get("configurable") or {}).items() if not k.startswith("__pregel")}
-            try:
-                c = {"configurable": {"thread_id": self.thread, **conf}}
-                prev = self.s.aloop.run_until_complete(g.aget_state(c)) if self.is_async else g.get_state(c)
-                return list(prev.next)
-            except Exception:
-                return []
-
-        def walk(snap, path):
-            nonlocal kind
-            for t in snap.tasks:
-                sub = t.state if saved(t.state) else None
-                if sub is None or not (path or t.name in names):
-                    continue
-                here = path + [t.name]
-                # the deepest subgraph with a state of its own is where the run stopped (its
-                # next may be empty: a break-after on its last node)
-                if not any(saved(x.state) for x in sub.tasks):
-                    graph = subs.get("|".join(here)) or subs.get(t.name)
-                    bb = getattr(graph, "interrupt_before_nodes", None) or []
-                    if any(bb == "*" or n in bb for n in sub.next):
-                        kind = "before"
-                        shown = list(sub.next)
-                    else:
-                        # after: the nodes of the subgraph's superstep that just ran (the next
-                        # of the checkpoint before this one)
-                        shown = ran_before(sub) or list(sub.next)
-                    found.extend(f"{n} (in {'/'.join(here)})" for n in shown)
-                walk(sub, here)
-
-        walk(st, [])
-        return {"kind": kind, "nodes": found} if found else None
-
-    def _end_pause(self, report_tasks, status):
-        interrupts = []
-        for t in report_tasks:
-            o = t["outcome"]
-            if isinstance(o, dict) and "interrupt" in o:
-                interrupts.append({"node": t["name"], **o["interrupt"]})
-        if interrupts:
-            return {"kind": "interrupt", "interrupts": interrupts}
-        # a task that started and never finished, in a run that ended without error: a
-        # breakpoint inside its subgraph stopped it (LangGraph ends the parent's stream there)
-        stopped = [t["name"] for t in report_tasks if t["id"] in self.order and t["id"] not in self.results and t["outcome"] == "done"]
-        if stopped:
-            inside = self._inside(set(stopped))
-            if inside is not None:
-                return inside
-        if status == "interrupt_after":
-            names = [t["name"] for t in report_tasks if matches(self.effective_after, t["name"])]
-            return {"kind": "after", "nodes": names}
-        if status == "interrupt_before":
-            names = [t.name for t in self.loop.tasks.values() if matches(self.effective_before, t.name)]
-            return {"kind": "before", "nodes": names}
-        return {"kind": "done"}
-
-
-# ------------------------------------------------------------------------------------------------
-# The session: one graph, its saver, the run in progress
-# ------------------------------------------------------------------------------------------------
 
 class Session:
     def __init__(self):
@@ -746,21 +80,25 @@ class Session:
         self.db = None
         self.is_async = False
         self.saver = None
+        self.store_cfg = None
         self.aloop = None
         self.run = None
         self.attempts = None
-        self.recursion_limit = 25
         self.exit_stack = contextlib.ExitStack()
         self.subs = None
         self.compiled_breaks = {}
         self.inner_set = False
+        self.guard = None  # superstep_saves.Guard around the saver
+        self.current = None  # the Run being stepped (names tasks for save errors)
+        self.recorder = recorder.Recorder(None)  # model and tool calls, recorded beside the rows
+        self.lost = None  # the checkpoint file went away: every later request says so
 
     # -- plumbing ---------------------------------------------------------------------------------
 
     def reader(self):
         while True:
             try:
-                msg = CONN.recv()
+                msg = wire.CONN.recv()
             except Exception:
                 msg = None
             if msg is None:
@@ -781,17 +119,25 @@ class Session:
                 if handler is None:
                     raise BridgeError("protocol", f"unknown request {msg.get('type')!r}")
                 handler(msg)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as e:
                 flush_output()
+                if not SIGINT_RECEIVED:
+                    # the graph's own code raised it: an exception of the run, not a cancel
+                    self.close_run()
+                    send({"type": "error", "re": rid, "kind": "exception", "message": f"{exc_line(e)} — raised by the graph's own code, not a cancel (nobody pressed Esc / Ctrl-C)", "hint": "the file keeps the last committed checkpoint", "frame": last_frame(e)})
+                    continue
+                # the terminal's Ctrl-C and superstep's cancel may both arrive: answer once
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
                 send({"type": "error", "re": rid, "kind": "cancelled", "message": "cancelled: the step was interrupted (Esc / Ctrl-C)", "hint": "the file keeps the last committed checkpoint"})
                 # a run cut short can leave LangGraph's executor threads behind: start afresh
                 os._exit(3)
-            except BridgeError as e:
+            except (BridgeError, saves.SaveFailed) as e:
                 flush_output()
-                send({"type": "error", "re": rid, "kind": e.kind, "message": e.message, "hint": e.hint, "frame": e.frame})
+                send({"type": "error", "re": rid, "kind": e.kind, "message": e.message, "hint": e.hint, "frame": getattr(e, "frame", None)})
             except BaseException as e:
                 flush_output()
-                send({"type": "error", "re": rid, "kind": "exception", "message": exc_line(e), "hint": "", "frame": last_frame(e)})
+                rep = error_report(e)
+                send({"type": "error", "re": rid, "kind": "exception", "message": exc_line(e), "hint": "", "frame": rep["at"], "traceback": rep["traceback"]})
             if msg.get("type") == "shutdown":
                 return
 
@@ -804,6 +150,7 @@ class Session:
 
     def do_shutdown(self, msg):
         self.close_run()
+        self.recorder.close()
         try:
             self.exit_stack.close()
         except BaseException:
@@ -830,6 +177,8 @@ class Session:
         if msg.get("force_async"):
             self.is_async = True
         self.db = msg.get("db")
+        self.recordings = msg.get("recordings")
+        self.store_cfg = msg.get("store")
         self.base = graph
         self.graph = graph
         self.attempts = make_attempt_counter()
@@ -838,6 +187,7 @@ class Session:
             topo["mermaid"] = graph.get_graph().draw_mermaid()
         except Exception:
             topo["mermaid"] = None
+        topo["input_fields"] = input_fields(graph)
         cp = getattr(graph, "checkpointer", None)
         send(
             {
@@ -848,6 +198,9 @@ class Session:
                 "kind": type(obj).__name__,
                 "topology": topo,
                 "had_checkpointer": type(cp).__name__ if cp not in (None, True, False) else None,
+                "context_schema": rt.describe_context(graph),
+                "files": user_files(),
+                "had_store": type(graph.store).__name__ if getattr(graph, "store", None) is not None else None,
             }
         )
 
@@ -858,11 +211,82 @@ class Session:
             return
         if not self.db:
             raise BridgeError("protocol", "no checkpoint file given")
+        try:
+            rt.check_store(self.store_cfg, self.db)
+        except rt.StoreUnavailable as e:
+            raise BridgeError("store", str(e))
         self.saver = self.open_saver(self.db)
-        update = {"checkpointer": self.saver}
+        # the app's own serializer goes with its rows (JsonPlusSerializer(pickle_fallback=True)
+        # reads and writes the pickled checkpoints it made; an EncryptedSerializer its envelopes)
+        app_cp = getattr(self.base, "checkpointer", None)
+        if getattr(app_cp, "serde", None) is not None:
+            self.saver.serde = app_cp.serde
+        self.guard = saves.guard(self.saver, self.db, is_postgres_url(self.db))
+        self.guard.task_name = self.task_name
+        update = {"checkpointer": self.saver, "store": self.open_store()}
         if getattr(self.base, "stream_eager", False):
             update["stream_eager"] = False
         self.graph = self.base.copy(update=update)
+        self.recorder = recorder.install(self.recordings)
+
+    # -- saves: one writer per thread, every save checked ----------------------------------------
+
+    def task_name(self, task_id):
+        run = self.current
+        if run is None:
+            return None
+        t = run.pending.get(task_id)
+        if t is not None:
+            return t["name"]
+        task = getattr(run.loop, "tasks", {}).get(task_id) if run.loop is not None else None
+        return getattr(task, "name", None)
+
+    def head(self, thread):
+        return saves.current_head(self.guard, self.aloop if self.is_async else None, thread)
+
+    def watch(self, thread):
+        """From now on every save on `thread` checks that its newest checkpoint is the one read
+        here (or one this process saved since)."""
+        self.check_store()
+        self.guard.watch(thread, self.head(thread))
+
+    def check_store(self):
+        if self.lost is None:
+            self.lost = self.guard.store_lost()
+        if self.lost is not None:
+            raise self.lost
+
+    def check_head(self, paused):
+        self.check_store()
+        found = self.head(self.guard.thread)
+        if found != self.guard.expected:
+            raise saves.SaveFailed("thread_moved", saves.moved_message(self.guard.thread, self.guard.expected, found, paused))
+
+    def check_saves(self, run, written):
+        """After LangGraph's saves settled: raise the first that failed, or when the file went
+        away, or when the checkpoint `written` cannot be read back by id."""
+        failure = self.guard.take_failure()
+        if failure is not None:
+            run.finished = True
+            raise failure
+        self.check_store()
+        if written is not None:
+            saves.verify(self.guard, self.aloop, run.thread, written)
+
+    def open_store(self):
+        """LangGraph's own store on the same database (superstep_runtime.open_store), in place of
+        the app's own, as langgraph dev gives every graph its store."""
+        try:
+            return rt.open_store(self, self.store_cfg)
+        except ImportError as e:
+            raise BridgeError(
+                "dependency",
+                f"{exc_line(e)}: the store needs langgraph-checkpoint-sqlite (aiosqlite for async graphs; langgraph-checkpoint-postgres on Postgres) in this interpreter",
+            )
+        except BridgeError:
+            raise
+        except Exception as e:
+            raise BridgeError("store", f"opening the store failed: {exc_line(e)}", frame=last_frame(e))
 
     def do_open(self, msg):
         self.need_graph()
@@ -978,6 +402,9 @@ class Session:
         if self.run is not None:
             self.run.close()
             self.run = None
+        self.current = None
+        if self.guard is not None:
+            self.guard.unwatch()
 
     def do_reset(self, msg):
         self.close_run()
@@ -1061,9 +488,11 @@ class Session:
         steps = msg.get("steps")
         before = msg.get("before")
         after = msg.get("after")
-        self.recursion_limit = msg.get("recursion_limit") or 25
         reports = []
         run = self.run
+        if self.lost is not None:
+            self.close_run()
+            raise self.lost
         if start["kind"] == "continue" and run is not None and run.thread == thread and not run.finished:
             early = self.set_breaks(run, before, after)
             if early is not None:
@@ -1072,18 +501,21 @@ class Session:
                 return self.finish(rid, reports, None)
         else:
             self.close_run()
+            self.watch(thread)
             inp = self.build_input(start)
-            cfg = {
-                "configurable": self.configurable(thread, start.get("ns") or "", start.get("checkpoint")),
-                "callbacks": [self.attempts],
-                "recursion_limit": self.recursion_limit,
-            }
+            self.recorder.begin_run(thread, msg.get("replay"), msg.get("record"))
+            conf = self.configurable(thread, start.get("ns") or "", start.get("checkpoint"))
+            cfg = rt.run_config(msg.get("config"), conf, callbacks=[self.attempts])
             kw = dict(stream_mode=["checkpoints", "tasks"], interrupt_before=before or None, interrupt_after=after or None)
+            if "context" in msg:
+                kw["context"] = msg["context"]
             gen = self.graph.astream(inp, cfg, **kw) if self.is_async else self.graph.stream(inp, cfg, **kw)
             run = Run(self, thread, gen, self.is_async, before, after)
+            run.user_config = msg.get("config")
             run.effective_before = before or self.graph.interrupt_before_nodes
             run.effective_after = after or self.graph.interrupt_after_nodes
             run._start_cp = None
+            self.current = run
             try:
                 kind, cid = run.advance()
             except BaseException as e:
@@ -1091,8 +523,9 @@ class Session:
                 flush_output()
                 if isinstance(e, KeyboardInterrupt):
                     raise
-                return self.finish(rid, reports, e)
+                return self.finish(rid, reports, self.guard.take_failure() or e)
             flush_output()
+            self.check_saves(run, run.checkpoint if kind == "boundary" else None)
             if kind == "end":
                 # the run stopped before any superstep ran (a breakpoint, nothing to do)
                 reports.append({"step": getattr(run.loop, "step", None), "tasks": [], "checkpoint": None, "pause": run._end_pause([], getattr(run.loop, "status", None))})
@@ -1102,13 +535,19 @@ class Session:
         limit = steps if steps is not None else float("inf")
         while n < limit:
             run._start_cp = run.checkpoint
+            send_running(rid, run)
             try:
+                # another writer moved the thread on while the run was paused: noticed now,
+                # before any node runs
+                self.check_head(paused=True)
                 rep = run.step()
             except BaseException as e:
                 self.run = None
                 if isinstance(e, KeyboardInterrupt):
                     raise
-                return self.finish(rid, reports, e)
+                run.close()
+                # the supersteps before it were sent as they committed
+                return self.finish(rid, reports, e, checkpoint=run.checkpoint, sent=True)
             n += 1
             reports.append(rep)
             send({"type": "step", "re": rid, "report": rep})
@@ -1130,6 +569,10 @@ class Session:
         conf = {"thread_id": thread}
         if not ns:
             if checkpoint:
+                # the checkpoint's own config, as get_state_history hands it out (the time-travel
+                # guide passes that): SqliteSaver.put reads checkpoint_ns from it (KeyError
+                # 'checkpoint_ns' when an update forks a checkpoint named by id alone)
+                conf["checkpoint_ns"] = ""
                 conf["checkpoint_id"] = checkpoint
             return conf
         conf["checkpoint_ns"] = ns
@@ -1163,8 +606,12 @@ class Session:
             for rep in reports:
                 send({"type": "step", "re": rid, "report": rep})
         err = None
-        if error is not None:
-            err = {"kind": type(error).__name__, "message": exc_line(error), "frame": last_frame(error)}
+        if isinstance(error, saves.SaveFailed):
+            self.close_run()
+            err = {"kind": error.kind, "message": error.message, "hint": error.hint, "frame": None}
+        elif error is not None:
+            rep = error_report(error)
+            err = {"kind": type(error).__name__, "message": exc_line(error), "frame": rep["at"], "traceback": rep["traceback"]}
         send({"type": "done", "re": rid, "checkpoint": checkpoint, "error": err, "suspended": self.run is not None})
 
     def do_update_state(self, msg):
@@ -1173,17 +620,47 @@ class Session:
         from langgraph.constants import END
 
         self.close_run()
-        cfg = {"configurable": self.configurable(msg["thread"], msg.get("ns") or "", msg.get("checkpoint"))}
+        self.watch(msg["thread"])
+        cfg = rt.run_config(msg.get("config"), self.configurable(msg["thread"], msg.get("ns") or "", msg.get("checkpoint")))
         as_node = msg.get("as_node")
         if as_node in ("__end__", "END"):
             as_node = END
         values = msg.get("values")
-        if self.is_async:
-            new = self.aloop.run_until_complete(self.graph.aupdate_state(cfg, values, as_node=as_node))
-        else:
-            new = self.graph.update_state(cfg, values, as_node=as_node)
+        try:
+            if self.is_async:
+                new = self.aloop.run_until_complete(self.graph.aupdate_state(cfg, values, as_node=as_node))
+            else:
+                new = self.graph.update_state(cfg, values, as_node=as_node)
+        except BaseException as e:
+            raise self.guard.take_failure() or e
+        finally:
+            self.guard.unwatch()
         flush_output()
+        self.check_store()
+        if not msg.get("ns"):
+            saves.verify(self.guard, self.aloop, msg["thread"], new["configurable"]["checkpoint_id"])
         send({"type": "updated", "re": msg.get("id"), "checkpoint": new["configurable"]["checkpoint_id"]})
+
+    def do_states(self, msg):
+        """LangGraph's own reading of a thread's checkpoints (inspection with --graph): the
+        database opened read-only, never this session's saver."""
+        self.need_graph()
+        try:
+            entries = insp.states(self.base, msg["db"], msg["thread"], msg.get("ns") or "", msg.get("limit"), typed)
+        except FileNotFoundError as e:
+            raise BridgeError("checkpoint", str(e))
+        send({"type": "states", "re": msg.get("id"), "entries": entries})
+
+    def do_check_context(self, msg):
+        """The context runs will get (`context` given, or none: the schema's defaults, as
+        langgraph dev builds it), checked before any node runs."""
+        self.need_graph()
+        try:
+            _, view, built = rt.check_context(self.graph, msg.get("context"))
+        except rt.ContextError as e:
+            raise BridgeError("context", str(e))
+        schema = rt.describe_context(self.graph)
+        send({"type": "context", "re": msg.get("id"), "value": view, "built": built, "schema": schema["name"] if schema else None})
 
     def do_get_state(self, msg):
         """LangGraph's own get_state values (the live view with every reducer applied)."""
@@ -1195,6 +672,11 @@ class Session:
         st = self.aloop.run_until_complete(self.graph.aget_state(cfg)) if self.is_async else self.graph.get_state(cfg)
         values = st.values if isinstance(st.values, dict) else {"__root__": st.values}
         send({"type": "state", "re": msg.get("id"), "values": {k: typed(v) for k, v in values.items()}, "next": list(st.next)})
+
+    def do_revive(self, msg):
+        self.need_graph()
+        problems = doctor.revive(self.base, [(c["code"], bytes.fromhex(c["hex"])) for c in msg.get("classes") or []])
+        send({"type": "revived", "re": msg.get("id"), "problems": problems})
 
 
 def hello():
@@ -1215,20 +697,29 @@ def hello():
     return info
 
 
+SIGINT_RECEIVED = False  # a real SIGINT (a cancel, a terminal's Ctrl-C) arrived
+
+
+def on_sigint(signum, frame):
+    """Python's default SIGINT handler, remembering that the interrupt came from outside: a
+    KeyboardInterrupt without it was raised by the graph's own code."""
+    global SIGINT_RECEIVED
+    SIGINT_RECEIVED = True
+    raise KeyboardInterrupt
+
+
 def main():
-    global CONN
-    path = os.environ.pop("SUPERSTEP_BRIDGE_SOCKET", None)
-    if not path:
+    fd = os.environ.pop("SUPERSTEP_BRIDGE_FD", None)
+    if not fd:
         print("superstep bridge: run by superstep, not by hand", file=sys.stderr)
         sys.exit(2)
-    CONN = Conn(path)
+    wire.CONN = Conn(int(fd))
     # cancel is a SIGINT: Python leaves SIGINT ignored when it was started with it ignored (a
     # background job, nohup), and then no KeyboardInterrupt would stop a hung node
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    sys.stdout = STDOUT
-    sys.stderr = STDERR
+    signal.signal(signal.SIGINT, on_sigint)
+    capture.install(wire.CONN.send)
     session = Session()
-    CONN.send(hello())
+    wire.CONN.send(hello())
     threading.Thread(target=session.reader, daemon=True).start()
     session.serve()
     flush_output()

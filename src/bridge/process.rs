@@ -1,12 +1,15 @@
-//! The bridge process: the Python program started with the user's interpreter, connected over a
-//! Unix socket in a private temp directory (the child's stdout and stderr are user code's; they
-//! are drained here and kept as a tail for error messages).
+//! The bridge process: the Python program started with the user's interpreter, connected over one
+//! end of a Unix socket pair it inherits as fd 3 (the child's stdout and stderr are user code's;
+//! they are drained here and kept as a tail for error messages). Nothing is written to disk: the
+//! program and its modules travel in the child's environment (popped before any user code runs),
+//! so no exit path of superstep — a signal during the interpreter's start, SIGKILL — can leave a
+//! temp directory behind.
 
 use super::interpreter::Interpreter;
 use super::protocol::{parse_event, Event, Hello, Request, PROTOCOL};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::PathBuf;
+use std::os::unix::io::AsRawFd;
+use std::os::unix::net::UnixStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Mutex};
@@ -14,6 +17,48 @@ use std::time::{Duration, Instant};
 
 /// The Python program, shipped inside the binary.
 pub const PROGRAM: &str = include_str!("bridge.py");
+/// Modules the bridge imports: (module name, source).
+pub const MODULES: &[(&str, &str)] = &[
+    ("superstep_runtime", include_str!("runtime.py")),
+    ("superstep_inspect", include_str!("inspect.py")),
+    ("superstep_saves", include_str!("saves.py")),
+    ("superstep_doctor", include_str!("doctor.py")),
+    ("superstep_capture", include_str!("capture.py")),
+    ("superstep_wire", include_str!("wire.py")),
+    ("superstep_shape", include_str!("shape.py")),
+    ("superstep_stepping", include_str!("stepping.py")),
+    ("superstep_recordings", include_str!("recordings.py")),
+    ("superstep_calldata", include_str!("calldata.py")),
+    ("superstep_recorder", include_str!("recorder.py")),
+];
+/// What `python -c` runs: the bridge's modules from the environment (one variable each, popped
+/// here), importable by name, their lines known to tracebacks; then the bridge as `__main__`.
+const BOOT: &str = r#"import importlib.abc, importlib.util, linecache, os, sys
+_srcs = {}
+for _k in [k for k in os.environ if k.startswith("SUPERSTEP_BRIDGE_SRC_")]:
+    _n = _k[len("SUPERSTEP_BRIDGE_SRC_"):]
+    _srcs[_n] = (os.environ.pop(_k), "<superstep>/" + _n + ".py")
+    linecache.cache[_srcs[_n][1]] = (len(_srcs[_n][0]), None, _srcs[_n][0].splitlines(True), _srcs[_n][1])
+class _Loader(importlib.abc.Loader):
+    def create_module(self, spec):
+        return None
+    def exec_module(self, m):
+        src, fn = _srcs[m.__name__]
+        m.__file__ = fn
+        exec(compile(src, fn, "exec"), m.__dict__)
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name in _srcs and name != "superstep_bridge":
+            return importlib.util.spec_from_loader(name, _Loader())
+        return None
+sys.meta_path.insert(0, _Finder())
+_src, _fn = _srcs["superstep_bridge"]
+del _k, _n
+__file__ = _fn
+exec(compile(_src, _fn, "exec"))
+"#;
+/// The fd the bridge finds its end of the socket pair on.
+const BRIDGE_FD: i32 = 3;
 
 /// How long the interpreter may take to start and import langgraph.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -22,6 +67,8 @@ const TAIL: usize = 16 * 1024;
 
 /// What the reader thread hands over.
 #[derive(Debug)]
+// one message at a time: boxing the event would buy nothing
+#[allow(clippy::large_enum_variant)]
 pub enum Incoming {
     Event(Event),
     /// A line that is not a protocol message (a bug on one side).
@@ -38,7 +85,6 @@ pub struct Process {
     pub interpreter: Interpreter,
     next_id: u64,
     tail: Arc<Mutex<Vec<u8>>>,
-    dir: PathBuf,
 }
 
 fn drain(mut r: impl Read + Send + 'static, tail: Arc<Mutex<Vec<u8>>>) {
@@ -58,25 +104,50 @@ fn drain(mut r: impl Read + Send + 'static, tail: Arc<Mutex<Vec<u8>>>) {
     });
 }
 
-fn private_dir() -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    let base = std::env::temp_dir();
-    for i in 0..100u32 {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let d = base.join(format!(
-            "superstep-bridge-{}-{nanos:08x}{i}",
-            std::process::id()
-        ));
-        match std::fs::DirBuilder::new().mode(0o700).create(&d) {
-            Ok(()) => return Ok(d),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
+/// The bridge dies with superstep, however superstep ends (SIGTERM, SIGHUP, SIGKILL, a panic):
+/// the kernel sends it SIGKILL when the thread that started it exits (`PR_SET_PDEATHSIG`), which
+/// works while a node holds the GIL in C code, where no Python-level watchdog could run. The
+/// bridge is started from the thread that drives it (the main thread in the CLI and the TUI).
+/// Elsewhere the bridge's own socket watchdog (EOF on the socket: exit) is what there is.
+#[cfg(target_os = "linux")]
+fn die_with_parent(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: between fork and exec only async-signal-safe calls (prctl, getppid, _exit)
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // superstep died between fork and prctl: nobody would ever send the signal
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
     }
-    Err(std::io::Error::other("no private temp directory"))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_cmd: &mut Command) {}
+
+/// The child finds `fd` (its end of the socket pair) as `BRIDGE_FD`, inherited across exec.
+fn pass_fd(cmd: &mut Command, fd: i32) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only async-signal-safe calls (dup2, fcntl)
+    unsafe {
+        cmd.pre_exec(move || {
+            if fd == BRIDGE_FD {
+                // dup2 onto itself keeps close-on-exec: clear it
+                if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            } else if libc::dup2(fd, BRIDGE_FD) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }
 
 impl Process {
@@ -84,30 +155,31 @@ impl Process {
     /// how to choose another.
     pub fn spawn(py: &Interpreter) -> Result<Process, String> {
         let how = "choose another interpreter with --python PATH (or activate a virtualenv)";
-        let dir = private_dir().map_err(|e| format!("bridge: temp dir: {e}"))?;
-        let cleanup = |e: String| {
-            let _ = std::fs::remove_dir_all(&dir);
-            e
-        };
-        let sock = dir.join("s");
-        let script = dir.join("superstep_bridge.py");
-        std::fs::write(&script, PROGRAM).map_err(|e| cleanup(format!("bridge: {e}")))?;
-        let listener = UnixListener::bind(&sock).map_err(|e| cleanup(format!("bridge: {e}")))?;
-        let mut child = Command::new(&py.path)
-            .arg("-B")
-            .arg(&script)
-            .env("SUPERSTEP_BRIDGE_SOCKET", &sock)
+        let (stream, theirs) =
+            UnixStream::pair().map_err(|e| format!("bridge: socket pair: {e}"))?;
+        let mut cmd = Command::new(&py.path);
+        cmd.arg("-B")
+            .arg("-c")
+            .arg(BOOT)
+            .env("SUPERSTEP_BRIDGE_FD", BRIDGE_FD.to_string())
+            .env("SUPERSTEP_BRIDGE_SRC_superstep_bridge", PROGRAM)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| {
-                cleanup(format!(
-                    "{} ({}): cannot run it: {e}; {how}",
-                    py.path.display(),
-                    py.why
-                ))
-            })?;
+            .stderr(Stdio::piped());
+        for (name, text) in MODULES {
+            cmd.env(format!("SUPERSTEP_BRIDGE_SRC_{name}"), text);
+        }
+        pass_fd(&mut cmd, theirs.as_raw_fd());
+        die_with_parent(&mut cmd);
+        let mut child = cmd.spawn().map_err(|e| {
+            format!(
+                "{} ({}): cannot run it: {e}; {how}",
+                py.path.display(),
+                py.why
+            )
+        })?;
+        // the child's end is the child's alone: its death is this end's end-of-file
+        drop(theirs);
         let tail = Arc::new(Mutex::new(Vec::new()));
         drain(child.stdout.take().unwrap(), tail.clone());
         drain(child.stderr.take().unwrap(), tail.clone());
@@ -115,38 +187,6 @@ impl Process {
             let t = t.lock().unwrap();
             String::from_utf8_lossy(&t).trim().to_string()
         };
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| cleanup(e.to_string()))?;
-        let started = Instant::now();
-        let stream = loop {
-            match listener.accept() {
-                Ok((s, _)) => break s,
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                Err(e) => return Err(cleanup(format!("bridge: {e}"))),
-            }
-            if let Ok(Some(status)) = child.try_wait() {
-                std::thread::sleep(Duration::from_millis(50));
-                return Err(cleanup(format!(
-                    "{} ({}) exited before the bridge started ({status}): {}; {how}",
-                    py.path.display(),
-                    py.why,
-                    last_line(&tail_text(&tail))
-                )));
-            }
-            if started.elapsed() > START_TIMEOUT {
-                let _ = child.kill();
-                return Err(cleanup(format!(
-                    "{} ({}): the bridge did not start within {}s; {how}",
-                    py.path.display(),
-                    py.why,
-                    START_TIMEOUT.as_secs()
-                )));
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        };
-        stream.set_nonblocking(false).map_err(|e| e.to_string())?;
-        let _ = std::fs::remove_file(&sock);
         let reader = stream.try_clone().map_err(|e| e.to_string())?;
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -173,23 +213,36 @@ impl Process {
         });
         let hello = match rx.recv_timeout(START_TIMEOUT) {
             Ok(Incoming::Event(Event::Hello(h))) => h,
+            Ok(Incoming::Closed) => {
+                // the socket closed before the hello: the interpreter exited (or was killed)
+                let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
+                std::thread::sleep(Duration::from_millis(50));
+                return Err(format!(
+                    "{} ({}) exited before the bridge started ({status}): {}; {how}",
+                    py.path.display(),
+                    py.why,
+                    last_line(&tail_text(&tail))
+                ));
+            }
             Ok(other) => {
                 let _ = child.kill();
-                return Err(cleanup(format!(
+                let _ = child.wait();
+                return Err(format!(
                     "{} ({}): unexpected first message from the bridge: {other:?}; {}",
                     py.path.display(),
                     py.why,
                     last_line(&tail_text(&tail))
-                )));
+                ));
             }
             Err(_) => {
                 let _ = child.kill();
-                return Err(cleanup(format!(
+                let _ = child.wait();
+                return Err(format!(
                     "{} ({}): no hello from the bridge: {}; {how}",
                     py.path.display(),
                     py.why,
                     last_line(&tail_text(&tail))
-                )));
+                ));
             }
         };
         let mut p = Process {
@@ -200,7 +253,6 @@ impl Process {
             interpreter: py.clone(),
             next_id: 1,
             tail,
-            dir,
         };
         if let Some(e) = &p.hello.error {
             let msg = format!(
@@ -269,6 +321,21 @@ impl Process {
         self.child.try_wait().ok().flatten()
     }
 
+    /// The exit status once the child has exited, waiting at most `limit` for it (the socket
+    /// closes a moment before the kernel reports the exit).
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(s) = self.exited() {
+                return Some(s);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
@@ -300,7 +367,6 @@ impl Drop for Process {
         if self.exited().is_none() {
             self.shutdown();
         }
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -312,4 +378,29 @@ pub fn last_line(s: &str) -> String {
         .unwrap_or("(no output)")
         .trim()
         .to_string()
+}
+
+/// `exit status 4`, `killed by signal 9 (SIGKILL)`; `still running` when it did not exit in time.
+pub fn status_text(status: Option<std::process::ExitStatus>) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match status {
+        None => "its exit status is unknown: still running after the socket closed".into(),
+        Some(s) => match (s.code(), s.signal()) {
+            (Some(c), _) => format!("exit status {c}"),
+            (None, Some(sig)) => format!("killed by signal {sig}{}", signal_name(sig)),
+            _ => s.to_string(),
+        },
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGKILL => " (SIGKILL)",
+        libc::SIGTERM => " (SIGTERM)",
+        libc::SIGSEGV => " (SIGSEGV)",
+        libc::SIGABRT => " (SIGABRT)",
+        libc::SIGINT => " (SIGINT)",
+        libc::SIGHUP => " (SIGHUP)",
+        _ => "",
+    }
 }

@@ -11,9 +11,18 @@ use serde_json::Value as Json;
 /// Bumped on any incompatible change; the Python side says which one it speaks in `hello`.
 /// 2: `run` takes `inner`, breakpoints inside subgraphs (absent = none, as in 1); a fresh run's
 /// `start` and `update_state` take `ns`, a subgraph's namespace (absent = the root).
-pub const PROTOCOL: u32 = 2;
+/// 3: `run` takes `config` (the RunnableConfig fields the user set, absent = none) and `context`
+/// (absent = none) instead of an always-sent `recursion_limit`; `update_state` takes `config`;
+/// `check_context` / `context`; `loaded` carries `context_schema`.
+/// 4: `load` takes `store` (langgraph.json's `store` key); every run gets LangGraph's own store
+/// on the checkpoint database; `loaded` carries `had_store`.
+/// 5: `states` — LangGraph's own `get_state_history` over a database opened read-only (inspection
+/// with `--graph`).
+pub const PROTOCOL: u32 = 5;
 
 /// superstep -> bridge.
+// one message at a time: boxing the large variants would buy nothing
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Request {
@@ -26,6 +35,13 @@ pub enum Request {
         db: Option<String>,
         env: std::collections::BTreeMap<String, String>,
         paths: Vec<String>,
+        /// langgraph.json's `store` (`index`, `ttl`, `path`): how the run's store is made.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        store: Option<Json>,
+        /// Where model and tool calls are recorded (`replay::store::Location`); absent: not
+        /// recorded.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        recordings: Option<WireRecordings>,
     },
     /// Create the saver (and its schema) now instead of on the first run.
     Open {
@@ -38,12 +54,25 @@ pub enum Request {
         steps: Option<usize>,
         before: Option<WireBreaks>,
         after: Option<WireBreaks>,
-        recursion_limit: i64,
+        /// RunnableConfig fields the user set (`configurable`, `tags`, `recursion_limit` ...),
+        /// merged under superstep's `configurable` keys; absent: LangGraph's defaults.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        config: Option<Json>,
+        /// The runtime context (`stream(..., context=)`, coerced into the graph's
+        /// `context_schema` by LangGraph); absent: none.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        context: Option<Json>,
         /// Breakpoints inside subgraphs, by subgraph path as LangGraph's
         /// `get_subgraphs(recurse=True)` names it (`inner`, `inner|child`): set on the compiled
         /// subgraph objects for this request (runtime breakpoints do not reach subgraphs).
         #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
         inner: std::collections::BTreeMap<String, WireInnerBreaks>,
+        /// `diverge` (absent), `strict` or `off`: how recorded calls answer this run's.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        replay: Option<String>,
+        /// `false`: record nothing (absent: record).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        record: Option<bool>,
     },
     UpdateState {
         id: u64,
@@ -55,6 +84,8 @@ pub enum Request {
         checkpoint: Option<String>,
         values: Json,
         as_node: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        config: Option<Json>,
     },
     GetState {
         id: u64,
@@ -62,15 +93,53 @@ pub enum Request {
         ns: String,
         checkpoint: Option<String>,
     },
+    /// Check a context against the graph's `context_schema` (`null`: none given — the schema's
+    /// defaults, as `langgraph dev` builds it); answered by `context` or an error.
+    CheckContext {
+        id: u64,
+        context: Option<Json>,
+    },
+    /// LangGraph's `get_state_history` of `(thread, ns)` in `db`, opened read-only (nothing is
+    /// written, no file appears): answered by `states`.
+    States {
+        id: u64,
+        db: String,
+        thread: String,
+        ns: String,
+        limit: Option<usize>,
+    },
     /// Abandon the run in progress (nothing is written).
     Reset {
         id: u64,
+    },
+    /// The store doctor (`superstep check`): would the graph's serializer revive these stored
+    /// classes? Each is a msgpack extension as stored (code, hex of its payload); nothing is
+    /// run. Answered by `revived`.
+    Revive {
+        id: u64,
+        classes: Vec<WireClass>,
     },
     /// Interrupt the run in progress (SIGINT to the bridge's main thread).
     Cancel,
     Shutdown {
         id: u64,
     },
+}
+
+/// A stored msgpack extension naming a class (`JsonPlusSerializer`'s codes 0-5).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct WireClass {
+    pub code: i8,
+    pub hex: String,
+}
+
+/// Where the recorder keeps its rows: `{"kind": "sqlite", "path": ...}` or
+/// `{"kind": "postgres", "url": ...}`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WireRecordings {
+    Sqlite { path: String },
+    Postgres { url: String },
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -145,6 +214,16 @@ pub enum Event {
         kind: String,
         topology: Json,
         had_checkpointer: Option<String>,
+        /// `{name, kind, fields: [{name, type, required}]}` of the graph's `context_schema`.
+        #[serde(default)]
+        context_schema: Option<Json>,
+        /// The app's own module files imported by the load (not the standard library's, not an
+        /// installed package's): what `--watch` watches.
+        #[serde(default)]
+        files: Vec<String>,
+        /// The store the app compiled with (replaced by LangGraph's own on the database).
+        #[serde(default)]
+        had_store: Option<String>,
     },
     Output(Output),
     Step {
@@ -166,8 +245,26 @@ pub enum Event {
         values: std::collections::BTreeMap<String, WireValue>,
         next: Vec<String>,
     },
+    /// The checked context, as runs will get it (`built`: from the schema's defaults).
+    Context {
+        re: u64,
+        value: Json,
+        built: bool,
+        schema: Option<String>,
+    },
+    /// LangGraph's snapshots of the checkpoints `states` asked for, newest first.
+    States {
+        re: u64,
+        entries: Vec<WireState>,
+    },
     Ok {
         re: u64,
+    },
+    /// The answer to `revive`: for each class, why the serializer would not give back an
+    /// instance of it (`None`: it would).
+    Revived {
+        re: u64,
+        problems: Vec<Option<String>>,
     },
     Bye {
         re: u64,
@@ -180,6 +277,14 @@ pub enum Event {
         hint: String,
         #[serde(default)]
         frame: Option<String>,
+        /// The traceback as Python prints it (the bridge's own frames left out).
+        #[serde(default)]
+        traceback: Option<String>,
+    },
+    /// The nodes of the superstep about to run (the TUI's spinner names them).
+    Running {
+        re: u64,
+        nodes: Vec<String>,
     },
 }
 
@@ -213,6 +318,16 @@ pub struct Output {
     pub attempt: Option<u32>,
 }
 
+/// One checkpoint as LangGraph's `get_state_history` reads it.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct WireState {
+    pub checkpoint_id: String,
+    pub next: Vec<String>,
+    /// `[key, value]` in the order of LangGraph's values.
+    pub values: Vec<(String, WireValue)>,
+    pub root: bool,
+}
+
 /// A value as LangGraph serialises it.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct WireValue {
@@ -244,8 +359,14 @@ fn hex_decode(s: &str) -> Option<Vec<u8>> {
 pub struct WireError {
     pub kind: String,
     pub message: String,
+    /// `file:line in func` of the app's own innermost frame.
     #[serde(default)]
     pub frame: Option<String>,
+    /// What to do about it (a failed save says what became of the step).
+    #[serde(default)]
+    pub hint: String,
+    #[serde(default)]
+    pub traceback: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -260,9 +381,13 @@ pub struct WireReport {
 pub struct WireTask {
     pub id: String,
     pub name: String,
-    pub path: String,
+    /// LangGraph's task path (`["__pregel_pull", "b"]`; tuples as lists).
+    pub path: Json,
     pub outcome: WireOutcome,
     pub attempts: u32,
+    /// The model and tool calls the task made (recorded / live / diverged).
+    #[serde(default)]
+    pub calls: Vec<crate::replay::Call>,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -275,6 +400,11 @@ pub enum WireOutcome {
     },
     Error {
         error: String,
+        /// `file:line in func` of the app's own innermost frame.
+        #[serde(default)]
+        at: Option<String>,
+        #[serde(default)]
+        traceback: Option<String>,
     },
 }
 
@@ -310,17 +440,26 @@ impl WireReport {
     pub fn to_step_report(&self) -> Result<StepReport, String> {
         let mut tasks = Vec::new();
         for t in &self.tasks {
+            let mut traceback = None;
             let outcome = match &t.outcome {
                 WireOutcome::Word(w) if w == "reused" => TaskOutcome::Reused,
                 WireOutcome::Word(w) if w == "done" => TaskOutcome::Done,
                 WireOutcome::Word(w) => return Err(format!("unknown task outcome {w:?}")),
                 WireOutcome::Interrupt { interrupt: i } => TaskOutcome::Interrupted(interrupt(i)?),
-                WireOutcome::Error { error } => TaskOutcome::Error(error.clone()),
+                WireOutcome::Error {
+                    error,
+                    at,
+                    traceback: tb,
+                } => {
+                    traceback = error_trace(at.as_deref(), tb.as_deref());
+                    TaskOutcome::Error(error.clone())
+                }
             };
             tasks.push(TaskReport {
                 id: t.id.clone(),
                 name: t.name.clone(),
-                path: t.path.clone(),
+                path: path_parts(&t.path),
+                traceback,
                 outcome,
                 writes: Vec::new(),
                 attempts: t.attempts,
@@ -353,6 +492,35 @@ impl WireReport {
     }
 }
 
+/// A task path from JSON (a string from an older bridge: one part).
+fn path_parts(j: &Json) -> Vec<crate::ids::PathPart> {
+    use crate::ids::PathPart;
+    fn one(j: &Json) -> PathPart {
+        match j {
+            Json::Bool(b) => PathPart::Bool(*b),
+            Json::Number(n) => PathPart::Int(n.as_i64().unwrap_or_default()),
+            Json::Array(a) => PathPart::Nested(a.iter().map(one).collect()),
+            Json::String(s) => PathPart::Str(s.clone()),
+            other => PathPart::Str(other.to_string()),
+        }
+    }
+    match j {
+        Json::Array(a) => a.iter().map(one).collect(),
+        other => vec![one(other)],
+    }
+}
+
+/// What a traceback view shows: `at FILE:LINE in FUNC` (the app's own frame) first, then the
+/// traceback as Python prints it.
+pub fn error_trace(at: Option<&str>, traceback: Option<&str>) -> Option<String> {
+    match (at, traceback) {
+        (None, None) => None,
+        (Some(a), None) => Some(format!("at {a}")),
+        (None, Some(t)) => Some(t.to_string()),
+        (Some(a), Some(t)) => Some(format!("at {a}\n{t}")),
+    }
+}
+
 /// One line of the protocol.
 pub fn parse_event(line: &str) -> Result<Event, String> {
     serde_json::from_str(line).map_err(|e| format!("bad message from the bridge ({e}): {line}"))
@@ -381,12 +549,15 @@ mod tests {
             steps: Some(1),
             before: Some(WireBreaks::All("*".into())),
             after: None,
-            recursion_limit: 25,
+            config: None,
+            context: None,
             inner: Default::default(),
+            replay: None,
+            record: None,
         };
         assert_eq!(
             serde_json::to_string(&r).unwrap(),
-            r#"{"type":"run","id":3,"thread":"t","start":{"kind":"fresh","input":{"kind":"command","update":null,"goto":[],"resume":{"map":[["ab",1]]}},"checkpoint":null},"steps":1,"before":"*","after":null,"recursion_limit":25}"#
+            r#"{"type":"run","id":3,"thread":"t","start":{"kind":"fresh","input":{"kind":"command","update":null,"goto":[],"resume":{"map":[["ab",1]]}},"checkpoint":null},"steps":1,"before":"*","after":null}"#
         );
         // breakpoints inside subgraphs: an additive field, keyed by subgraph path
         let Request::Run { mut inner, .. } = r.clone() else {
@@ -403,9 +574,34 @@ mod tests {
         if let Request::Run { inner: i, .. } = &mut r2 {
             *i = inner;
         }
-        assert!(serde_json::to_string(&r2).unwrap().ends_with(
-            r#""recursion_limit":25,"inner":{"inner|child":{"before":["ask"],"after":"*"}}}"#
-        ));
+        assert!(serde_json::to_string(&r2)
+            .unwrap()
+            .ends_with(r#""after":null,"inner":{"inner|child":{"before":["ask"],"after":"*"}}}"#));
+        // the user's RunnableConfig fields and the context: sent only when set
+        let mut r3 = r2.clone();
+        if let Request::Run {
+            config, context, ..
+        } = &mut r3
+        {
+            *config = Some(serde_json::json!({"recursion_limit": 5}));
+            *context = Some(serde_json::json!({}));
+        }
+        let text = serde_json::to_string(&r3).unwrap();
+        assert!(
+            text.contains(r#""after":null,"config":{"recursion_limit":5},"context":{},"inner""#),
+            "{text}"
+        );
+        assert!(!serde_json::to_string(&r2).unwrap().contains("config"));
+        // replay (issue 23): sent only when not the default (diverge, recording)
+        if let Request::Run { replay, record, .. } = &mut r3 {
+            *replay = Some("strict".into());
+            *record = Some(false);
+        }
+        let text = serde_json::to_string(&r3).unwrap();
+        assert!(
+            text.ends_with(r#","replay":"strict","record":false}"#),
+            "{text}"
+        );
         assert_eq!(
             serde_json::to_string(&Request::Cancel).unwrap(),
             r#"{"type":"cancel"}"#
@@ -413,9 +609,23 @@ mod tests {
     }
 
     #[test]
+    fn a_step_reports_each_tasks_calls() {
+        let line = r#"{"type": "step", "re": 4, "report": {"step": 3, "tasks": [{"id": "b81b", "name": "agent", "path": "~__pregel_pull, agent", "outcome": "done", "attempts": 1, "calls": [{"seq": 0, "task_id": "b81b", "ns": "agent:b81b", "node": "agent", "attempt": 1, "kind": "model", "name": "M", "status": "diverged", "request": "1 msgs, last human: hello", "response": "ai: hi", "latency_us": 412, "input_tokens": 10, "output_tokens": 7, "error": false, "id": 12, "checkpoint": "1f0", "run": 2, "root_task_id": "b81b", "step": 3, "ref_id": 2}]}], "checkpoint": "1f1", "pause": null}}"#;
+        let Event::Step { report, .. } = parse_event(line).unwrap() else {
+            panic!()
+        };
+        let c = &report.tasks[0].calls[0];
+        assert_eq!(c.status, crate::replay::CallStatus::Diverged);
+        assert_eq!(
+            (c.latency_us, c.ref_id, c.run),
+            (Some(412), Some(2), Some(2))
+        );
+    }
+
+    #[test]
     fn a_step_report_becomes_the_engines() {
         // as the bridge sent it for a node that interrupted with "q?" (msgpack a2713f)
-        let line = r#"{"type": "step", "re": 4, "report": {"step": 2, "tasks": [{"id": "b81b", "name": "b", "path": "~__pregel_pull, b", "outcome": {"interrupt": {"id": "eacf", "value": {"type": "msgpack", "hex": "a2713f"}}}, "attempts": 1}, {"id": "75ad", "name": "d", "path": "~__pregel_pull, d", "outcome": "reused", "attempts": 0}, {"id": "99", "name": "e", "path": "~__pregel_pull, e", "outcome": {"error": "ValueError('x')"}, "attempts": 3}], "checkpoint": null, "pause": {"kind": "interrupt", "interrupts": [{"node": "b", "id": "eacf", "value": {"type": "msgpack", "hex": "a2713f"}}]}}}"#;
+        let line = r#"{"type": "step", "re": 4, "report": {"step": 2, "tasks": [{"id": "b81b", "name": "b", "path": ["__pregel_pull", "b"], "outcome": {"interrupt": {"id": "eacf", "value": {"type": "msgpack", "hex": "a2713f"}}}, "attempts": 1}, {"id": "75ad", "name": "d", "path": "~__pregel_pull, d", "outcome": "reused", "attempts": 0}, {"id": "99", "name": "e", "path": ["__pregel_push", ["__pregel_pull", "a"], 2, false], "outcome": {"error": "ValueError('x')", "at": "app.py:3 in e", "traceback": "Traceback (most recent call last):\n  File \"app.py\", line 3, in e\nValueError: x"}, "attempts": 3}], "checkpoint": null, "pause": {"kind": "interrupt", "interrupts": [{"node": "b", "id": "eacf", "value": {"type": "msgpack", "hex": "a2713f"}}]}}}"#;
         let Event::Step { re, report } = parse_event(line).unwrap() else {
             panic!()
         };
@@ -434,6 +644,26 @@ mod tests {
             TaskOutcome::Error("ValueError('x')".into())
         );
         assert_eq!(r.tasks[2].attempts, 3);
+        // the task's path as LangGraph's (a list, tuples nested), the traceback with the app's frame first
+        use crate::ids::PathPart::*;
+        assert_eq!(
+            r.tasks[0].path,
+            vec![Str("__pregel_pull".into()), Str("b".into())]
+        );
+        assert_eq!(
+            r.tasks[2].path,
+            vec![
+                Str("__pregel_push".into()),
+                Nested(vec![Str("__pregel_pull".into()), Str("a".into())]),
+                Int(2),
+                Bool(false)
+            ]
+        );
+        assert_eq!(
+            r.tasks[2].traceback.as_deref(),
+            Some("at app.py:3 in e\nTraceback (most recent call last):\n  File \"app.py\", line 3, in e\nValueError: x")
+        );
+        assert_eq!(r.tasks[0].traceback, None);
         assert_eq!(r.pause, Some(Pause::Interrupt(vec![("b".into(), q)])));
     }
 

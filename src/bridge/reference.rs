@@ -11,6 +11,8 @@ use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 
 /// What a reference names.
+// parsed once per command: boxing the Python reference would buy nothing
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GraphRef {
     /// A graph spec (JSON + Starlark).
@@ -34,6 +36,8 @@ pub struct PythonRef {
     pub graph_id: Option<String>,
     /// The langgraph.json file, if any (its directory is where `./.venv` is looked for too).
     pub config: Option<PathBuf>,
+    /// langgraph.json's `store` (`index`, `ttl`, `path`), file paths made absolute.
+    pub store: Option<Json>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -77,14 +81,21 @@ impl GraphRef {
             ));
         }
         let (target, attr) = split_target(arg, Path::new("."))?;
+        // `package.module:graph` imports from the working directory, as `python -m`, uvicorn
+        // and `langgraph dev` (its config's directory) have it on the import path
+        let paths = match target {
+            Target::Module(_) => vec![PathBuf::from(".")],
+            Target::File(_) => Vec::new(),
+        };
         Ok(GraphRef::Python(PythonRef {
             target,
             attr,
-            paths: Vec::new(),
+            paths,
             env: Vec::new(),
             label: arg.to_string(),
             graph_id: None,
             config: None,
+            store: None,
         }))
     }
 }
@@ -271,9 +282,13 @@ fn from_config(
         }
         Some(Json::String(f)) => {
             let p = dir.join(f);
-            let text = std::fs::read_to_string(&p)
-                .map_err(|e| format!("{where_}: env: {}: {e}", p.display()))?;
-            parse_dotenv(&text).map_err(|e| format!("{}: {e}", p.display()))?
+            match std::fs::read_to_string(&p) {
+                Ok(text) => parse_dotenv(&text).map_err(|e| format!("{}: {e}", p.display()))?,
+                // a fresh clone of a template has only .env.example: langgraph dev (python-dotenv)
+                // sets no variables then and runs
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+                Err(e) => return Err(format!("{where_}: env: {}: {e}", p.display())),
+            }
         }
         Some(_) => {
             return Err(format!(
@@ -292,7 +307,84 @@ fn from_config(
         },
         graph_id: Some(id),
         config: Some(path.to_path_buf()),
+        store: store_config(cfg.get("store"), &dir, &where_)?,
     })
+}
+
+/// langgraph.json's `store`: `{"index": {"embed": …, "dims": N, "fields": […]}, "ttl": {…},
+/// "path": "./store.py:make_store"}` as `langgraph dev` reads it; `./file.py:attr` (the custom
+/// store's factory, an `embed` function) made absolute against the file's directory.
+fn store_config(j: Option<&Json>, dir: &Path, where_: &str) -> Result<Option<Json>, String> {
+    let m = match j {
+        None | Some(Json::Null) => return Ok(None),
+        Some(Json::Object(m)) => m,
+        Some(_) => {
+            return Err(format!(
+                "{where_}: store: expected an object (index, ttl, path)"
+            ))
+        }
+    };
+    let local = |s: &str| -> Result<String, String> {
+        let Some((left, attr)) = s.rsplit_once(':') else {
+            return Ok(s.to_string());
+        };
+        if !left.ends_with(".py") {
+            return Ok(s.to_string());
+        }
+        let p = dir.join(left);
+        if !p.is_file() {
+            return Err(format!("{}: no such file", p.display()));
+        }
+        let abs = std::path::absolute(&p).unwrap_or(p);
+        Ok(format!("{}:{attr}", abs.display()))
+    };
+    let mut out = serde_json::Map::new();
+    for (k, v) in m {
+        let v = match (k.as_str(), v) {
+            ("path", Json::String(s)) => {
+                Json::String(local(s).map_err(|e| format!("{where_}: store.path: {e}"))?)
+            }
+            ("index", Json::Object(ix)) => {
+                let mut ix = ix.clone();
+                if let Some(Json::String(e)) = ix.get("embed") {
+                    let e = local(e).map_err(|e| format!("{where_}: store.index.embed: {e}"))?;
+                    ix.insert("embed".into(), Json::String(e));
+                }
+                Json::Object(ix)
+            }
+            ("ttl", Json::Object(_)) => v.clone(),
+            ("path" | "index" | "ttl", _) => {
+                return Err(format!(
+                    "{where_}: store.{k}: expected {}",
+                    if k == "path" {
+                        "\"./file.py:factory\""
+                    } else {
+                        "an object"
+                    }
+                ))
+            }
+            _ => {
+                return Err(format!(
+                "{where_}: store.{k}: unknown key (langgraph.json's store takes index, ttl, path)"
+            ))
+            }
+        };
+        out.insert(k.clone(), v);
+    }
+    Ok(Some(Json::Object(out)))
+}
+
+impl PythonRef {
+    /// The `env` values the bridge sets before the import: those the shell has not exported
+    /// (`is_set`). A variable exported in the shell wins over `.env`, as python-dotenv's
+    /// `load_dotenv` (`override=False`) and `langgraph dev` leave it.
+    pub fn env_to_set(&self, is_set: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+        self.env
+            .iter()
+            .filter(|(k, _)| !is_set(k))
+            .cloned()
+            .collect()
+    }
 }
 
 /// `KEY=VALUE` lines (`export ` allowed, `#` comments, single or double quotes stripped), as
@@ -340,6 +432,8 @@ mod tests {
         let GraphRef::Python(p) = r else { panic!() };
         assert_eq!(p.target, Target::Module("pkg.agent".into()));
         assert_eq!(p.attr, "graph");
+        // imported from the working directory (made absolute when the bridge is started)
+        assert_eq!(p.paths, vec![PathBuf::from(".")]);
         assert!(GraphRef::parse("nothing", None)
             .unwrap_err()
             .contains("expected a graph spec"));
@@ -389,6 +483,11 @@ mod tests {
                 ("C".into(), "x".into())
             ]
         );
+        // exported in the shell: the shell's value stays
+        assert_eq!(
+            p.env_to_set(|k| k == "B"),
+            vec![("A".into(), "1".into()), ("C".into(), "x".into())]
+        );
         let GraphRef::Python(p) = GraphRef::parse(c, Some("two")).unwrap() else {
             panic!()
         };
@@ -396,6 +495,12 @@ mod tests {
         assert!(GraphRef::parse(c, Some("three"))
             .unwrap_err()
             .contains("no graph \"three\" (graphs: one, two)"));
+        // the .env langgraph.json names is not there (a fresh clone of a template): no variables
+        std::fs::remove_file(dir.join(".env")).unwrap();
+        let GraphRef::Python(p) = GraphRef::parse(c, Some("one")).unwrap() else {
+            panic!()
+        };
+        assert!(p.env.is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -3,20 +3,21 @@
 //! checked before the DB is opened for writing, so a rejected command leaves the file
 //! byte-identical.
 
+use super::live::{self, Driven};
 use super::{human, CliError};
 use crate::bridge::{interpreter, GraphRef, PythonRef, PythonSource};
 use crate::cli::{ContinueArgs, EngineSel, GraphArgs, ReplayArgs, ResumeArgs, RunArgs, UpdateArgs};
 use crate::engine::interrupts::pending_interrupts;
-use crate::engine::pregel::{Input, Pause, Resume, StepReport, TaskOutcome};
+use crate::engine::pregel::{Input, Resume};
 use crate::engine::update_state::AsNode;
 use crate::inspect::Thread;
 use crate::source::spec::SpecSource;
-use crate::source::{GraphSource, RunRequest, Shape, Start, TaskOutput};
+use crate::source::{GraphSource, RunRequest, Shape, Start};
 use crate::spec::model::Breakpoints;
 use crate::spec::{load, LoadedGraph};
 use crate::store::{Mode, Store};
 use crate::text::escape;
-use crate::value::{from_view, to_view, ViewOptions};
+use crate::value::{from_view, ViewOptions};
 use rmpv::Value;
 use serde_json::{json, Value as Json};
 use std::io::Write;
@@ -50,18 +51,35 @@ fn with_source<T>(
             let mut src = SpecSource::new(&lg, db.unwrap_or(Path::new("")));
             if let Some(sel) = sel {
                 src.seed = sel.seed;
-                src.recursion_limit = sel.recursion_limit;
             }
+            configure(&mut src, sel)?;
             f(&mut src)
         }
         GraphRef::Python(r) => {
             let mut src = open_python(r, opts, db)?;
+            configure(&mut src, sel)?;
             if let Some(sel) = sel {
-                src.recursion_limit = sel.recursion_limit;
+                src.set_replay(sel.replay, !sel.no_record);
             }
             f(&mut src)
         }
     }
+}
+
+/// `--config` / `--context` / `--recursion-limit`: checked (the context against the graph's
+/// context_schema) before anything runs; what the user should know goes to stderr.
+fn configure(src: &mut dyn GraphSource, sel: Option<&EngineSel>) -> Result<(), CliError> {
+    let Some(sel) = sel else {
+        return Ok(());
+    };
+    let settings = sel.run.settings().map_err(CliError)?;
+    for note in src
+        .configure(&settings)
+        .map_err(|e| CliError(e.to_string()))?
+    {
+        eprintln!("superstep: {}", escape(&note));
+    }
+    Ok(())
 }
 
 /// `--graph REF` on an inspection command: the topology of the graph whose checkpoints live in
@@ -161,6 +179,7 @@ struct Preflight {
 }
 
 fn preflight(
+    src: &dyn GraphSource,
     db: &Path,
     thread: &str,
     ns: &str,
@@ -244,9 +263,18 @@ fn preflight(
             pending: Vec::new(),
         });
     };
-    // a thread LangGraph 0.2 wrote: the engine writes 1.2's format and would mix the two
-    let cp = store.decode(&row)?;
-    if crate::snapshot::legacy::is_legacy(&cp) {
+    // a thread LangGraph 0.2 wrote: the engine writes 1.2's format and would mix the two (LangGraph
+    // itself, running a Python graph, migrates the checkpoint as it reads it and goes on)
+    let cp = match store.decode(&row) {
+        // pickled: LangGraph reads it when it runs (and checks the interrupts itself)
+        Err(crate::store::StoreError::Pickled { .. }) if src.reads_pickled_checkpoints() => {
+            return Ok(Preflight {
+                pending: Vec::new(),
+            })
+        }
+        r => r?,
+    };
+    if crate::snapshot::legacy::is_legacy(&cp) && !src.continues_older_formats() {
         return Err(CliError(format!(
             "{}: thread {thread:?} was written in the {}: the engine writes LangGraph 1.2's format and would mix the two on one thread (inspect it with show/history, or run a new thread)",
             store.label(),
@@ -263,197 +291,41 @@ fn preflight(
     })
 }
 
-/// What a run did: its supersteps, why it stopped (`None`: the step limit) and what the nodes
-/// printed (Python graphs).
-struct Driven {
-    reports: Vec<StepReport>,
-    pause: Option<Pause>,
-    output: Vec<TaskOutput>,
-}
-
 /// Run `start` on the thread and take up to `--steps` supersteps (all of them until a pause
-/// without it).
+/// without it), printing each superstep as it commits (human output).
 fn drive(
     src: &mut dyn GraphSource,
     sel: &EngineSel,
     input: Input,
     checkpoint: Option<&str>,
     ns: &str,
+    db: &Path,
+    out: (&mut dyn Write, bool),
 ) -> Result<Driven, CliError> {
     let shape = src.shape();
     let before = breakpoints(&sel.break_before, shape, "--break-before")?
         .unwrap_or_else(|| shape.interrupt_before.clone());
     let after = breakpoints(&sel.break_after, shape, "--break-after")?
         .unwrap_or_else(|| shape.interrupt_after.clone());
-    let out = src.run_in(
-        RunRequest {
-            thread: sel.thread.clone(),
-            start: Start::Fresh {
-                input,
-                checkpoint: checkpoint.map(str::to_string),
-            },
-            steps: sel.steps,
-            before,
-            after,
+    let req = RunRequest {
+        thread: sel.thread.clone(),
+        start: Start::Fresh {
+            input,
+            checkpoint: checkpoint.map(str::to_string),
         },
-        ns,
-    );
-    if let Some(e) = out.error {
-        return Err(CliError(e.to_string()));
-    }
-    let pause = out.reports.last().and_then(|r| r.pause.clone());
-    Ok(Driven {
-        reports: out.reports,
-        pause,
-        output: out.output,
-    })
-}
-
-fn pause_json(p: &Option<Pause>, steps: Option<usize>) -> Json {
-    let o = ViewOptions::default();
-    match p {
-        None => json!({"kind": "steps", "steps": steps}),
-        Some(Pause::Done) => json!({"kind": "done"}),
-        Some(Pause::Before(n)) => json!({"kind": "before", "nodes": n}),
-        Some(Pause::After(n)) => json!({"kind": "after", "nodes": n}),
-        Some(Pause::Interrupt(list)) => {
-            json!({"kind": "interrupt", "interrupts": list.iter().map(|(node, i)| json!({"node": node, "id": i.id, "value": to_view(&i.value, o)})).collect::<Vec<_>>()})
-        }
-        Some(Pause::Error(node, repr)) => json!({"kind": "error", "node": node, "error": repr}),
-        Some(Pause::RecursionLimit(n)) => {
-            json!({"kind": "recursion_limit", "limit": n, "error": format!("GraphRecursionError: Recursion limit of {n} reached without hitting a stop condition. You can increase the limit by setting the `recursion_limit` config key.")})
-        }
-    }
-}
-
-/// Captured node output as JSON: one object per chunk, by task and attempt.
-fn output_json(output: &[TaskOutput]) -> Json {
-    Json::Array(
-        output
-            .iter()
-            .map(|o| {
-                json!({"task_id": o.task_id, "node": o.node, "ns": o.ns, "attempt": o.attempt,
-                       "stream": o.stream, "text": o.text})
-            })
-            .collect(),
-    )
-}
-
-/// Why the run stopped, one line (escaped: node names, ids and values come from the graph).
-pub fn pause_line(p: &Option<Pause>) -> String {
-    let line = match p {
-        None => "paused: step limit reached (--steps)".into(),
-        Some(Pause::Done) => "done: no task is triggered".into(),
-        Some(Pause::Before(n)) => format!("paused: before {}", n.join(", ")),
-        Some(Pause::After(n)) => format!("paused: after {}", n.join(", ")),
-        Some(Pause::Interrupt(list)) => format!(
-            "paused: interrupt in {}",
-            list.iter()
-                .map(|(node, i)| format!(
-                    "{node} (id {}): {}",
-                    i.id,
-                    to_view(&i.value, ViewOptions::default())
-                ))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ),
-        Some(Pause::Error(node, repr)) => format!("paused: error in {node}: {repr}"),
-        Some(Pause::RecursionLimit(n)) => {
-            format!("stopped: GraphRecursionError: Recursion limit of {n} reached")
-        }
+        steps: sel.steps,
+        before,
+        after,
     };
-    escape(&line).into_owned()
-}
-
-fn step_json(r: &StepReport) -> Json {
-    let o = ViewOptions::default();
-    json!({
-        "step": r.step,
-        "checkpoint": r.checkpoint,
-        "tasks": r.tasks.iter().map(|t| json!({
-            "id": t.id, "name": t.name, "path": t.path,
-            "outcome": match &t.outcome { TaskOutcome::Done => json!("done"), TaskOutcome::Reused => json!("reused"), TaskOutcome::Interrupted(i) => json!({"interrupt": i.id}), TaskOutcome::Error(e) => json!({"error": e}) },
-            "attempts": t.attempts,
-            "effects": t.effects.iter().map(|e| json!({"name": e.name, "data": to_view(&e.data, o), "attempt": e.attempt})).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-    })
-}
-
-fn finish(
-    src: &dyn GraphSource,
-    db: &Path,
-    sel: &EngineSel,
-    run: Driven,
-    color: bool,
-    out: &mut dyn Write,
-) -> Result<(), CliError> {
-    let Driven {
-        reports,
-        pause,
-        output,
-    } = run;
-    let store = Store::open(db, Mode::ReadOnly)?;
-    let th = Thread::open(&store, &sel.thread, "", src.topology(""))?;
-    let snap = th.show(None)?;
-    if sel.out.json {
-        let mut j = snap.to_json(ViewOptions::default());
-        j["pause"] = pause_json(&pause, sel.steps);
-        j["steps"] = Json::Array(reports.iter().map(step_json).collect());
-        if !output.is_empty() {
-            j["output"] = output_json(&output);
+    let human = (!sel.out.json).then_some(out);
+    match &sel.break_when {
+        // stepped one superstep at a time by the breaker, printed when it stops
+        Some(text) => {
+            let (outcome, hit) = super::break_when::run(src, req, ns, text, db)?;
+            live::settled(outcome, hit, None, human, live::Printed::default())
         }
-        serde_json::to_writer_pretty(&mut *out, &j)?;
-        writeln!(out)?;
-    } else {
-        for r in &reports {
-            for t in &r.tasks {
-                let effects = if t.effects.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "  effects: {}",
-                        t.effects
-                            .iter()
-                            .map(|e| e.name.clone())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                let outcome = match &t.outcome {
-                    TaskOutcome::Done => "done".to_string(),
-                    TaskOutcome::Reused => "reused stored writes".to_string(),
-                    TaskOutcome::Interrupted(i) => format!("interrupted ({})", i.id),
-                    TaskOutcome::Error(e) => format!("error {e}"),
-                };
-                writeln!(
-                    out,
-                    "{}",
-                    escape(&format!(
-                        "step {:>3}  {}  {outcome}{effects}",
-                        r.step, t.name
-                    ))
-                )?;
-                for o in output.iter().filter(|o| o.task_id == t.id) {
-                    for line in o.text.lines() {
-                        let tag = if o.attempt > 1 {
-                            format!("attempt {} ", o.attempt)
-                        } else {
-                            String::new()
-                        };
-                        writeln!(
-                            out,
-                            "           | {tag}{}{}",
-                            if o.stream == "stderr" { "! " } else { "" },
-                            escape(line)
-                        )?;
-                    }
-                }
-            }
-        }
-        human::snapshot(&snap, color, out)?;
-        writeln!(out, "{}", human::bold(&pause_line(&pause), color))?;
+        None => live::drive(src, req, ns, human),
     }
-    Ok(())
 }
 
 pub fn run(
@@ -471,7 +343,11 @@ pub fn run(
         Some(&a.sel),
         |src| {
             let shape = src.shape();
-            let input = match &a.input {
+            let message = a
+                .message
+                .as_deref()
+                .map(|m| crate::source::input_form::human_turn(m).to_string());
+            let input = match a.input.as_deref().or(message.as_deref()) {
                 Some(t) => parse_json("--input", t)?,
                 None => match &shape.input {
                     Some(j) => from_view(j).map_err(|e| CliError(format!("input: {e}")))?,
@@ -483,9 +359,17 @@ pub fn run(
                     }
                 },
             };
-            preflight(db, &a.sel.thread, "", false, None)?;
-            let run = drive(src, &a.sel, Input::Value(input), None, "")?;
-            finish(src, db, &a.sel, run, color, out)
+            preflight(src, db, &a.sel.thread, "", false, None)?;
+            let run = drive(
+                src,
+                &a.sel,
+                Input::Value(input),
+                None,
+                "",
+                db,
+                (&mut *out, color),
+            )?;
+            live::finish(src, db, &a.sel, run, color, out)
         },
     )
 }
@@ -507,6 +391,7 @@ pub fn resume(
             // LangGraph accepts a Command on a thread with no checkpoint (it becomes the input), so
             // the thread need not exist; an addressed checkpoint must.
             let pre = preflight(
+                src,
                 db,
                 &a.sel.thread,
                 &a.ns,
@@ -566,8 +451,16 @@ pub fn resume(
                 goto,
                 resume,
             };
-            let run = drive(src, &a.sel, input, a.checkpoint.as_deref(), &a.ns)?;
-            finish(src, db, &a.sel, run, color, out)
+            let run = drive(
+                src,
+                &a.sel,
+                input,
+                a.checkpoint.as_deref(),
+                &a.ns,
+                db,
+                (&mut *out, color),
+            )?;
+            live::finish(src, db, &a.sel, run, color, out)
         },
     )
 }
@@ -586,9 +479,17 @@ pub fn continue_(
         Some(db),
         Some(&a.sel),
         |src| {
-            preflight(db, &a.sel.thread, "", true, None)?;
-            let run = drive(src, &a.sel, Input::Continue, None, "")?;
-            finish(src, db, &a.sel, run, color, out)
+            preflight(src, db, &a.sel.thread, "", true, None)?;
+            let run = drive(
+                src,
+                &a.sel,
+                Input::Continue,
+                None,
+                "",
+                db,
+                (&mut *out, color),
+            )?;
+            live::finish(src, db, &a.sel, run, color, out)
         },
     )
 }
@@ -607,9 +508,17 @@ pub fn replay(
         Some(db),
         Some(&a.sel),
         |src| {
-            preflight(db, &a.sel.thread, &a.ns, true, Some(&a.checkpoint))?;
-            let run = drive(src, &a.sel, Input::Continue, Some(&a.checkpoint), &a.ns)?;
-            finish(src, db, &a.sel, run, color, out)
+            preflight(src, db, &a.sel.thread, &a.ns, true, Some(&a.checkpoint))?;
+            let run = drive(
+                src,
+                &a.sel,
+                Input::Continue,
+                Some(&a.checkpoint),
+                &a.ns,
+                db,
+                (&mut *out, color),
+            )?;
+            live::finish(src, db, &a.sel, run, color, out)
         },
     )
 }
@@ -639,9 +548,17 @@ pub fn update(
                 )));
                 }
             }
-            preflight(db, &a.sel.thread, &a.ns, false, a.checkpoint.as_deref())?;
+            preflight(
+                src,
+                db,
+                &a.sel.thread,
+                &a.ns,
+                false,
+                a.checkpoint.as_deref(),
+            )?;
             let values = if values.is_nil() { None } else { Some(values) };
             // breakpoints are run configuration: checked like the run commands', unused here
+            super::break_when::compile(&a.sel, src.shape())?;
             breakpoints(&a.sel.break_before, src.shape(), "--break-before")?;
             breakpoints(&a.sel.break_after, src.shape(), "--break-after")?;
             let id = src

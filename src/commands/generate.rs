@@ -123,8 +123,15 @@ database, an unknown thread, namespace or checkpoint, a corrupt row, a bad graph
 JSON in an argument, bad arguments. The message is one line on standard error naming the file
 and where; a rejected command leaves the database byte\-identical.
 .TP
+\fB3\fR
+A run (\fBrun\fR, \fBresume\fR, \fBcontinue\fR, \fBreplay\fR) ended on an error of the graph:
+a node raised after its retries, GraphRecursionError, InvalidUpdateError or another exception
+while it ran. The supersteps committed before it are printed, then the traceback.
+.TP
 \fB128+N\fR
-The terminal UI was ended by signal N (SIGTERM, SIGINT, SIGHUP); the terminal is restored first.
+Ended by signal N: the terminal UI by SIGTERM, SIGINT or SIGHUP (the terminal is restored first);
+a run from the command line by SIGINT (Ctrl\-C, 130) or SIGTERM (143), after cancelling it and
+naming the checkpoint the thread keeps.
 .SH ENVIRONMENT
 .TP
 \fBNO_COLOR\fR

@@ -54,14 +54,57 @@ pub fn preview(j: &serde_json::Value, max: usize) -> String {
     crate::present::line(j, max)
 }
 
-pub fn threads_header(color: bool, out: &mut dyn Write) -> std::io::Result<()> {
+/// LangGraph's own `get_state` of a checkpoint superstep does not read itself (a pickled one):
+/// its values, one key a line, and next.
+pub fn live_state(
+    values: &serde_json::Value,
+    next: &[String],
+    color: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        bold(
+            "values (LangGraph's get_state, through the bridge: the checkpoint is pickled)",
+            color
+        )
+    )?;
+    if let Some(m) = values.as_object() {
+        for (k, v) in m {
+            writeln!(out, "  {}  {}", escape(k), escape(&v.to_string()))?;
+        }
+    }
+    let next = if next.is_empty() {
+        "(none)".to_string()
+    } else {
+        next.join(", ")
+    };
+    writeln!(out, "next   {}", escape(&next))
+}
+
+/// The THREAD column's width for a table whose (first page of) threads is `threads`: the
+/// longest id, at least 24 and at most [`THREAD_COLUMN_MAX`] columns — a longer id is cut with
+/// `…` there, so no id (a 10 KB one) pushes the other columns out of line.
+pub fn thread_column(threads: &[ThreadSummary]) -> usize {
+    threads
+        .iter()
+        .map(|t| crate::text::width(&key_label(&t.thread_id)))
+        .max()
+        .unwrap_or(0)
+        .clamp(24, THREAD_COLUMN_MAX)
+}
+
+pub const THREAD_COLUMN_MAX: usize = 64;
+
+pub fn threads_header(w: usize, color: bool, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
         "{}",
         bold(
             &format!(
                 "{}  {:>11}  {:>9}  {}",
-                pad("THREAD", 24),
+                pad("THREAD", w),
                 "CHECKPOINTS",
                 "SUBGRAPH",
                 "LATEST"
@@ -71,14 +114,42 @@ pub fn threads_header(color: bool, out: &mut dyn Write) -> std::io::Result<()> {
     )
 }
 
-pub fn thread_line(t: &ThreadSummary, _color: bool, out: &mut dyn Write) -> std::io::Result<()> {
+/// One row of the threads table; whether its id had to be cut to fit `w` columns.
+pub fn thread_line(
+    t: &ThreadSummary,
+    w: usize,
+    _color: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<bool> {
+    let label = key_label(&t.thread_id);
+    let cut = crate::text::width(&label) > w;
     writeln!(
         out,
         "{}  {:>11}  {:>9}  {}",
-        pad(&key_label(&t.thread_id), 24),
+        crate::text::fit(&label, w),
         t.checkpoints,
         t.subgraph_checkpoints,
         escape(&t.latest_checkpoint_id)
+    )?;
+    Ok(cut)
+}
+
+/// Said under a threads table whose long ids were cut.
+pub fn cut_ids_note(n: usize, color: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{}",
+        dim(
+            &format!(
+                "note: {n} thread id{} longer than {THREAD_COLUMN_MAX} columns cut with …: `threads --json` lists {} in full",
+                if n == 1 { " is" } else { "s are" },
+                if n == 1 { "it" } else { "them" }
+            ),
+            color
+        )
     )
 }
 

@@ -64,19 +64,22 @@ pub fn threads(db: &Path, json: bool, color: bool, out: &mut dyn Write) -> Resul
     let store = open(db)?;
     let mut after: Option<String> = None;
     let mut count = 0usize;
+    let (mut width, mut cut) = (0, 0);
     if json {
         write!(out, "[")?;
-    } else {
-        human::threads_header(color, out)?;
     }
     loop {
         let page = store.threads(after.as_deref(), PAGE)?;
+        if !json && count == 0 {
+            width = human::thread_column(&page);
+            human::threads_header(width, color, out)?;
+        }
         for t in &page {
             if json {
                 write!(out, "{}\n  ", if count == 0 { "" } else { "," })?;
                 serde_json::to_writer(&mut *out, t)?;
-            } else {
-                human::thread_line(t, color, out)?;
+            } else if human::thread_line(t, width, color, out)? {
+                cut += 1;
             }
             count += 1;
         }
@@ -89,6 +92,8 @@ pub fn threads(db: &Path, json: bool, color: bool, out: &mut dyn Write) -> Resul
         writeln!(out, "{}]", if count == 0 { "" } else { "\n" })?;
     } else if count == 0 {
         writeln!(out, "(no threads)")?;
+    } else {
+        human::cut_ids_note(cut, color, out)?;
     }
     Ok(())
 }
@@ -97,6 +102,7 @@ pub fn history(
     db: &Path,
     a: &HistoryArgs,
     graph: Option<Topology>,
+    exact: &super::exact::Exact,
     color: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
@@ -114,7 +120,8 @@ pub fn history(
         }
         write!(out, "[")?;
         let mut first = true;
-        thread.for_each_history(a.limit, PAGE, |s| -> Result<(), CliError> {
+        thread.for_each_history(a.limit, PAGE, |mut s| -> Result<(), CliError> {
+            exact.apply(&mut s);
             writeln!(out, "{}", if first { "" } else { "," })?;
             first = false;
             serde_json::to_writer_pretty(&mut *out, &s.json_out(opts, Vec::new()))?;
@@ -123,7 +130,8 @@ pub fn history(
         writeln!(out, "{}]", if first { "" } else { "\n" })?;
     } else {
         human::history_header(&thread, color, out)?;
-        thread.for_each_history(a.limit, PAGE, |s| -> Result<(), CliError> {
+        thread.for_each_history(a.limit, PAGE, |mut s| -> Result<(), CliError> {
+            exact.apply(&mut s);
             human::history_line(&s, color, out)?;
             Ok(())
         })?;
@@ -135,6 +143,7 @@ pub fn show(
     db: &Path,
     a: &ShowArgs,
     graph: Option<Topology>,
+    exact: &super::exact::Exact,
     color: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
@@ -144,7 +153,8 @@ pub fn show(
         None => topology(&a.sel)?,
     };
     let thread = Thread::open(&store, &a.sel.thread, &a.sel.ns, topo)?;
-    let snap = thread.show(a.checkpoint.as_deref())?;
+    let mut snap = thread.show(a.checkpoint.as_deref())?;
+    exact.apply(&mut snap);
     if a.out.json {
         // written as it is made: a page of pending writes may hold a million
         let limitations = serde_json::to_value(&snap.limitations)?;
@@ -162,8 +172,14 @@ pub fn show(
     Ok(())
 }
 
-/// No subcommand: the threads of the DB and the live state of the most recent one.
-pub fn overview(db: &Path, color: bool, out: &mut dyn Write) -> Result<(), CliError> {
+/// No subcommand: the threads of the DB and the live state of the most recent one. `given`: the
+/// `--db` the user named (the hint repeats it; without it the commands read the same demo DB).
+pub fn overview(
+    db: &Path,
+    given: Option<&Path>,
+    color: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     let store = open(db)?;
     writeln!(
         out,
@@ -174,10 +190,15 @@ pub fn overview(db: &Path, color: bool, out: &mut dyn Write) -> Result<(), CliEr
         )
     )?;
     let threads = store.threads(None, PAGE)?;
-    human::threads_header(color, out)?;
+    let width = human::thread_column(&threads);
+    human::threads_header(width, color, out)?;
+    let mut cut = 0;
     for t in &threads {
-        human::thread_line(t, color, out)?;
+        if human::thread_line(t, width, color, out)? {
+            cut += 1;
+        }
     }
+    human::cut_ids_note(cut, color, out)?;
     let latest = threads
         .iter()
         .filter(|t| !t.latest_checkpoint_id.is_empty())
@@ -187,13 +208,29 @@ pub fn overview(db: &Path, color: bool, out: &mut dyn Write) -> Result<(), CliEr
         let thread = Thread::open(&store, &t.thread_id, "", None)?;
         human::snapshot(&thread.show(None)?, color, out)?;
     }
+    // the store's label: a Postgres URL without its password
+    let db_flag = given
+        .map(|_| format!(" --db {}", shell_word(store.label())))
+        .unwrap_or_default();
     writeln!(
         out,
         "\n{}",
         human::dim(
-            "try: superstep history --thread T   superstep show --thread T --checkpoint ID --json",
+            &crate::text::escape(&format!(
+                "try: superstep history --thread T{db_flag}   superstep show --thread T --checkpoint ID --json{db_flag}"
+            )),
             color
         )
     )?;
     Ok(())
+}
+
+/// `s` as one shell word: as is when it is plain, else in single quotes.
+fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }

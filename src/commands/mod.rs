@@ -1,10 +1,19 @@
 //! Command implementations. Every user error ends as one line on stderr and exit code 2.
 
+mod break_when;
+mod calls;
+mod check;
+mod compare;
+mod du;
 mod engine;
+mod exact;
 pub use engine::graph_text;
 mod generate;
 mod human;
 mod inspect;
+mod live;
+mod prune;
+mod store;
 
 use crate::cli::{Cli, Command};
 use std::io::Write;
@@ -36,6 +45,7 @@ pub fn run(cli: Cli) -> i32 {
         Ok(()) => 0,
         Err(CliError(msg)) if msg.contains("Broken pipe") => 0,
         Err(CliError(msg)) if msg == FINDINGS => 1,
+        Err(CliError(msg)) if live::exit_code(&msg).is_some() => live::exit_code(&msg).unwrap_or(2),
         Err(CliError(msg)) => {
             drop(out);
             // one line, whatever a DB row or a file name put in the message
@@ -50,23 +60,77 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<(), CliError> {
     let opts = engine::GraphOpts {
         python: cli.python.clone(),
     };
+    if cli.command.is_some() && cli.run != crate::cli::RunConfigArgs::default() {
+        return Err(CliError(
+            "--config / --context / --recursion-limit go after the subcommand (superstep run GRAPH --config JSON)".into(),
+        ));
+    }
     match cli.command {
         Some(Command::Threads(a)) => inspect::threads(&db_path(cli.db)?, a.out.json, color, out),
         Some(Command::History(a)) => {
-            let g = engine::graph_topology(cli.graph_ref.as_deref(), &a.sel.ns, &opts)?;
-            inspect::history(&db_path(cli.db)?, &a, g, color, out)
+            let db = db_path(cli.db)?;
+            let (g, exact) = exact::graph_view(
+                cli.graph_ref.as_deref(),
+                &db,
+                &a.sel.thread,
+                &a.sel.ns,
+                a.limit,
+                &opts,
+            )?;
+            inspect::history(&db, &a, g, &exact, color, out)
         }
         Some(Command::Show(a)) => {
-            let g = engine::graph_topology(cli.graph_ref.as_deref(), &a.sel.ns, &opts)?;
-            inspect::show(&db_path(cli.db)?, &a, g, color, out)
+            let db = db_path(cli.db)?;
+            // the live view is the newest checkpoint; an older one needs the history down to it
+            let limit = a.checkpoint.is_none().then_some(1);
+            let (g, exact) = exact::graph_view(
+                cli.graph_ref.as_deref(),
+                &db,
+                &a.sel.thread,
+                &a.sel.ns,
+                limit,
+                &opts,
+            )?;
+            inspect::show(&db, &a, g, &exact, color, out)
         }
         Some(Command::Run(a)) => engine::run(&need_db(cli.db)?, &a, &opts, color, out),
         Some(Command::Resume(a)) => engine::resume(&need_db(cli.db)?, &a, &opts, color, out),
         Some(Command::Continue(a)) => engine::continue_(&need_db(cli.db)?, &a, &opts, color, out),
         Some(Command::Replay(a)) => engine::replay(&need_db(cli.db)?, &a, &opts, color, out),
         Some(Command::Update(a)) => engine::update(&need_db(cli.db)?, &a, &opts, color, out),
+        Some(Command::Diff(a)) => compare::diff(
+            &db_path(cli.db)?,
+            &a,
+            cli.graph_ref.as_deref(),
+            &opts,
+            color,
+            out,
+        ),
+        Some(Command::Diverge(a)) => compare::diverge(
+            &db_path(cli.db)?,
+            &a,
+            cli.graph_ref.as_deref(),
+            &opts,
+            color,
+            out,
+        ),
+        Some(Command::Why(a)) => compare::why(
+            &db_path(cli.db)?,
+            &a,
+            cli.graph_ref.as_deref(),
+            &opts,
+            color,
+            out,
+        ),
         Some(Command::Graph(a)) => engine::graph(&a, &opts, out),
+        Some(Command::Store(a)) => store::run(&db_path(cli.db)?, &a, color, out),
+        Some(Command::Calls(a)) => calls::calls(&need_db(cli.db)?, &a, color, out),
         Some(Command::Lint(a)) => engine::lint(&a, color, out),
+        Some(Command::Du(a)) => du::du(&db_path(cli.db)?, &a, out),
+        Some(Command::Prune(a)) => prune::prune(&need_db(cli.db)?, &a, out),
+        Some(Command::Check(a)) => {
+            check::run(&db_path(cli.db)?, cli.graph_ref.as_deref(), &a, &opts, out)
+        }
         Some(Command::Completions(a)) => generate::completions(a.shell, out),
         Some(Command::Man(a)) => generate::man(&a, out),
         None => main_command(cli, color, out),
@@ -85,7 +149,8 @@ fn main_command(mut cli: Cli, color: bool, out: &mut dyn Write) -> Result<(), Cl
     let tty = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
     let wants_tui = cli.graph.is_some() || cli.keys.is_some() || cli.print;
     if !wants_tui && !tty {
-        return inspect::overview(&db_path(cli.db)?, color, out);
+        let given = cli.db.clone();
+        return inspect::overview(&db_path(cli.db)?, given.as_deref(), color, out);
     }
     if let Some(g) = &cli.graph {
         let arg = g.to_string_lossy();
@@ -120,9 +185,11 @@ fn main_command(mut cli: Cli, color: bool, out: &mut dyn Write) -> Result<(), Cl
         thread: cli.thread,
         keys,
         print: cli.print,
+        watch: cli.watch,
         size,
         clock: cli.clock,
         seed: cli.seed,
+        run: cli.run.settings().map_err(CliError)?,
     };
     crate::tui::run(opts, || demo_db_path().map_err(|e| e.0), out).map_err(CliError)
 }

@@ -234,6 +234,7 @@ impl Graph {
                 })
                 .collect(),
             code: None,
+            root_value: false,
         }
     }
 }

@@ -13,7 +13,7 @@
 //! | `breakpoints.rs` | `_algo.should_interrupt` |
 //! | `runner.rs` | `PregelRunner` + node writers (`_get_updates`, `_control_branch`, branches), retries |
 //! | `saver.rs` | `SqliteSaver.put` / `put_writes` (one transaction per superstep) |
-//! | `pregel.rs` | `SyncPregelLoop` (`_first`, `tick`, `after_tick`, `_put_checkpoint`) |
+//! | `pregel/` | `SyncPregelLoop` (`_first`, `tick`, `after_tick`, `_put_checkpoint`) |
 //! | `update_state.rs` | `Pregel.bulk_update_state` |
 
 pub mod apply;

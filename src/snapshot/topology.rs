@@ -307,6 +307,9 @@ pub struct Topology {
     pub state_keys: Vec<StateKey>,
     /// The graph's reducer functions, when the graph itself is loaded (a spec).
     pub code: Option<GraphCode>,
+    /// LangGraph's values are the bare value of the one state key (a functional-API
+    /// entrypoint's `__end__`, a `__root__` graph), not a dict.
+    pub root_value: bool,
 }
 
 impl Topology {
@@ -359,10 +362,12 @@ impl Topology {
                 StateKey::new(k, kind, default)
             })
             .collect();
+        let root_value = j["root_value"].as_bool().unwrap_or(false);
         Ok(Topology {
             nodes,
             state_keys,
             code: None,
+            root_value,
         })
     }
 

@@ -8,7 +8,11 @@
 //! which breakpoints; [`RunOutcome`] reports every superstep. `begin` / `poll` / `cancel` let the
 //! TUI keep answering keys while a step runs; `run` is the blocking form the CLI uses.
 
+pub mod input_form;
+pub mod settings;
 pub mod spec;
+
+pub use settings::{ContextInUse, RunSettings};
 
 use crate::engine::update_state::AsNode;
 use crate::engine::{EngineError, Input, StepReport};
@@ -28,6 +32,9 @@ pub struct Shape {
     pub state_keys: Vec<String>,
     /// Input for a new thread (the spec's `input`); `None`: ask for one.
     pub input: Option<Json>,
+    /// What `N` proposes when there is no `input`: built from the graph's input schema
+    /// ([`input_form`]).
+    pub input_form: Option<Json>,
     /// Breakpoints a run starts with (the spec's lists; a Python graph's compiled-in ones).
     pub interrupt_before: Breakpoints,
     pub interrupt_after: Breakpoints,
@@ -39,6 +46,10 @@ pub struct Shape {
     /// after its own: a breakpoint on one of them is set inside the subgraph. Empty for a graph
     /// without subgraphs or a source that cannot break inside them.
     pub inner_nodes: Vec<ShapeNode>,
+    /// The source can re-import the graph's code ([`GraphSource::reload`]).
+    pub reloadable: bool,
+    /// State keys whose writes go through a reducer (not plain last values).
+    pub reducer_keys: Vec<String>,
 }
 
 /// The name a breakpoint uses for node `node` of the subgraph at `path` (`inner`,
@@ -100,11 +111,14 @@ impl Default for Shape {
             nodes: Vec::new(),
             state_keys: Vec::new(),
             input: None,
+            input_form: None,
             interrupt_before: Breakpoints::None,
             interrupt_after: Breakpoints::None,
             fixed_before: Breakpoints::None,
             fixed_after: Breakpoints::None,
             inner_nodes: Vec::new(),
+            reloadable: false,
+            reducer_keys: Vec::new(),
         }
     }
 }
@@ -200,6 +214,8 @@ pub struct RunOutcome {
     /// reports before it still happened.
     pub error: Option<SourceError>,
     pub output: Vec<TaskOutput>,
+    /// The model and tool calls the run's tasks made (Python graphs), in step order.
+    pub calls: Vec<crate::replay::Call>,
 }
 
 /// An error from a graph source, with what it means for the user.
@@ -211,6 +227,15 @@ pub enum SourceError {
     /// gone; a file that cannot be opened), with a hint.
     #[error("{message}")]
     Message { message: String, hint: String },
+    /// The graph's own code or LangGraph raised while the run went on (InvalidUpdateError, an
+    /// exception outside a task): the supersteps before it are committed and reported.
+    #[error("{message}")]
+    Graph {
+        message: String,
+        hint: String,
+        /// `at FILE:LINE in FUNC` (the app's own frame) and the traceback.
+        traceback: Option<String>,
+    },
 }
 
 impl SourceError {
@@ -221,10 +246,33 @@ impl SourceError {
         }
     }
 
+    /// Whether the run ended on an error of the graph (its code or LangGraph raised while it
+    /// ran), rather than a request refused before anything ran: the CLI's exit code 3, not 2.
+    pub fn ends_run(&self) -> bool {
+        match self {
+            SourceError::Graph { .. } => true,
+            SourceError::Engine(e) => matches!(
+                e,
+                EngineError::InvalidUpdate(_)
+                    | EngineError::Reducer { .. }
+                    | EngineError::Raised(_)
+            ),
+            SourceError::Message { .. } => false,
+        }
+    }
+
+    /// Where it was raised and the traceback (Python graphs).
+    pub fn traceback(&self) -> Option<&str> {
+        match self {
+            SourceError::Graph { traceback, .. } => traceback.as_deref(),
+            _ => None,
+        }
+    }
+
     /// What to do about it (empty when the message says it all).
     pub fn hint(&self) -> String {
         match self {
-            SourceError::Message { hint, .. } => hint.clone(),
+            SourceError::Message { hint, .. } | SourceError::Graph { hint, .. } => hint.clone(),
             SourceError::Engine(e) => match e {
                 EngineError::MultiplePendingInterrupts { pending } => format!(
                     "{} interrupts are pending ({}): LangGraph needs each answer keyed by interrupt id — press r and answer them one by one, or :resume ID=JSON",
@@ -337,13 +385,103 @@ pub trait GraphSource {
     /// checkpoint. Default: nothing runs in the background, nothing to stop.
     fn cancel(&mut self) {}
 
+    /// [`GraphSource::poll`], waiting up to `timeout` for the outcome (the CLI prints each
+    /// superstep as it commits between two waits). Default: a source that finished in `begin`.
+    fn poll_wait(&mut self, _timeout: std::time::Duration) -> Option<RunOutcome> {
+        self.poll()
+    }
+
+    /// What the run in progress has reported so far (its committed supersteps, what its nodes
+    /// printed); `None` when none is in progress.
+    fn progress(&self) -> Option<&RunOutcome> {
+        None
+    }
+
+    /// The nodes of the superstep running now (the spinner names them); empty when unknown.
+    fn running_nodes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Import the graph's code again (after an edit), keeping every thread: the next step runs
+    /// the new code. `Ok`: what was reloaded, for the user. Default: a source read once.
+    fn reload(&mut self) -> Result<String, SourceError> {
+        Err(SourceError::message(
+            "this graph's code is read once: restart superstep to load an edit",
+            "",
+        ))
+    }
+
+    /// Whether a file of the graph's code changed on disk since it was (re)loaded (`--watch`).
+    fn code_changed(&mut self) -> bool {
+        false
+    }
+
+    /// How later runs answer model and tool calls from the recording (`--replay`), and whether
+    /// they record. Default: a source whose nodes make no such calls ignores it.
+    fn set_replay(&mut self, _mode: crate::replay::ReplayMode, _record: bool) {}
+
+    /// The replay mode later runs use.
+    fn replay_mode(&self) -> crate::replay::ReplayMode {
+        crate::replay::ReplayMode::Off
+    }
+
     /// `superstep graph`: the graph as text (Mermaid or a plain listing).
     fn graph_text(&self, mermaid: bool) -> String;
+
+    /// Whether the source's runs read checkpoints superstep itself does not (pickled ones:
+    /// LangGraph unpickles them with the app's own serializer). Default: no.
+    fn reads_pickled_checkpoints(&self) -> bool {
+        false
+    }
+
+    /// LangGraph's own view of a checkpoint (`get_state`): its values (JSON view) and next nodes,
+    /// for a checkpoint superstep cannot read itself (a pickled one). `None`: the source has no
+    /// such view. `checkpoint` `None`: the thread's latest.
+    fn live_state(
+        &mut self,
+        _thread: &str,
+        _checkpoint: Option<&str>,
+    ) -> Option<Result<(Json, Vec<String>), SourceError>> {
+        None
+    }
 
     /// When the source cannot step any more (the bridge died): why. The TUI then stays open
     /// read-only.
     fn gone(&self) -> Option<String> {
         None
+    }
+
+    /// Set what every later run, resume, replay and update is given besides its input: the
+    /// `RunnableConfig` fields the user set and the runtime context (checked against the graph's
+    /// `context_schema` before anything runs). Returns notes for the user (a context built from
+    /// the schema's defaults). Default (a spec): only `recursion_limit`, and no context.
+    fn configure(&mut self, settings: &RunSettings) -> Result<Vec<String>, SourceError> {
+        settings::spec_only(settings)?;
+        Ok(Vec::new())
+    }
+
+    /// Whether a thread an older LangGraph (0.2) wrote may be continued: LangGraph itself
+    /// migrates such a checkpoint as it reads it; superstep's engine writes 1.2's format and
+    /// would mix the two on one thread. Default: no.
+    fn continues_older_formats(&self) -> bool {
+        false
+    }
+
+    /// The context runs get (`None`: the graph has none); `Err`: why runs are refused until one
+    /// is given.
+    fn context_in_use(&self) -> Option<Result<ContextInUse, String>> {
+        None
+    }
+
+    /// The store doctor (`superstep check`): for each stored msgpack extension naming a class
+    /// (`(code, payload)` as stored), why this graph's serializer would not give back an
+    /// instance of that class (`None`: it would). Nothing is run. Default: a graph whose values
+    /// are plain data (a spec) revives every one.
+    fn revive_classes(
+        &mut self,
+        classes: &[(i8, Vec<u8>)],
+    ) -> Result<Vec<Option<String>>, SourceError> {
+        Ok(vec![None; classes.len()])
     }
 }
 

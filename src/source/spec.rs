@@ -98,6 +98,17 @@ impl GraphSource for SpecSource<'_> {
         &self.shape
     }
 
+    fn configure(
+        &mut self,
+        settings: &crate::source::RunSettings,
+    ) -> Result<Vec<String>, SourceError> {
+        crate::source::settings::spec_only(settings)?;
+        if let Some(n) = settings.recursion_limit() {
+            self.recursion_limit = n;
+        }
+        Ok(Vec::new())
+    }
+
     fn topology(&self, ns: &str) -> Option<Topology> {
         let mut lg = self.lg;
         if !ns.is_empty() {
@@ -328,11 +339,23 @@ pub fn shape(lg: &LoadedGraph) -> Shape {
             .input
             .as_ref()
             .map(|v| to_view(v, ViewOptions::default())),
+        input_form: None,
         interrupt_before: lg.graph.interrupt_before.clone(),
         interrupt_after: lg.graph.interrupt_after.clone(),
         fixed_before: Breakpoints::None,
         fixed_after: Breakpoints::None,
         inner_nodes: Vec::new(),
+        reloadable: false,
+        reducer_keys: lg
+            .graph
+            .channels
+            .iter()
+            .filter(|(k, kind)| {
+                lg.graph.state_keys.contains(k)
+                    && !matches!(kind, crate::engine::channels::ChannelKind::LastValue)
+            })
+            .map(|(k, _)| k.clone())
+            .collect(),
     }
 }
 

@@ -1,4 +1,4 @@
-//! Graph specs: the JSON model (`model.rs`), the Starlark node code (`starlark.rs`), and loading
+//! Graph specs: the JSON model (`model/`), the Starlark node code (`starlark.rs`), and loading
 //! both with every reference checked.
 
 pub mod aliasing;

@@ -11,10 +11,14 @@
 //! `put_writes`, `commit_write` (the engine's `saver` drives it).
 
 mod checkpoint;
+pub mod items;
 pub mod postgres;
+pub mod sizes;
 mod sqlite;
 
 pub use checkpoint::{encode_msgpack, Checkpoint, CheckpointRef, Version};
+/// superstep's own SQLite files beside a store (the recorded calls).
+pub use sqlite::own as sqlite_own;
 pub use sqlite::{
     create_sqlite_schema, sqlite_has_no_tables, SqliteStore, DENSE_OVER, META_OVER, PREVIEW_OVER,
 };
@@ -60,6 +64,23 @@ pub enum StoreError {
         location: String,
         type_: String,
     },
+    /// A checkpoint a saver with `JsonPlusSerializer(pickle_fallback=True)` pickled (msgpack
+    /// could not encode something in it). Unpickling runs code: superstep never does it itself;
+    /// LangGraph reads it through the bridge when the graph that wrote it is given.
+    #[error(
+        "{path}: the checkpoint in {location} is pickled (type \"pickle\": its saver's serializer was \
+         JsonPlusSerializer(pickle_fallback=True) and msgpack could not encode a value in it), not \
+         corrupt: superstep does not unpickle it (that runs code) — continue/run/resume/replay with \
+         the graph that wrote it (`continue app.py:graph -t THREAD`): LangGraph reads and steps it \
+         through the bridge with the app's own serializer, and the CLI shows its get_state"
+    )]
+    Pickled { path: String, location: String },
+    /// A prune found another process writing the store.
+    #[error(
+        "{path}: {detail}: prune changes nothing while another process may be writing the store \
+         (stop the app or the other superstep, or run again when it is idle)"
+    )]
+    InUse { path: String, detail: String },
 }
 
 /// How a store is opened.
@@ -69,6 +90,9 @@ pub enum Mode {
     ReadOnly,
     /// The engine's mode: creates the schema if absent (as the saver's `setup()` does).
     ReadWrite,
+    /// `prune --yes`: an existing checkpoint store opened for writing; nothing is created,
+    /// migrated or converted.
+    Maintain,
 }
 
 /// One `checkpoints` row with its metadata parsed. The checkpoint itself is decoded on demand by
@@ -294,8 +318,38 @@ pub trait Backend {
     /// Abandon the open transaction (errors are ignored: there is nothing left to undo).
     fn rollback_write(&self);
 
+    /// The doctor (`du`, `prune`): every thread's rows with their stored sizes and references
+    /// ([`sizes::ThreadSizes`]), one thread at a time in thread-id order, no value decoded;
+    /// threads `want` refuses are passed over before their checkpoints are looked into.
+    fn scan_sizes(
+        &self,
+        want: &dyn Fn(&str) -> bool,
+        visit: &mut dyn FnMut(sizes::ThreadSizes) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError>;
+    /// The database's own sizes: the file or database, free space; per table when `tables`
+    /// (which may read every page).
+    fn space(&self, tables: bool) -> Result<sizes::Space, StoreError>;
+    /// Start a prune's one transaction (a store opened [`Mode::Maintain`]); refused with
+    /// [`StoreError::InUse`] while another process is writing the store. `commit_write` /
+    /// `rollback_write` end it.
+    fn begin_prune(&self) -> Result<(), StoreError>;
+    /// Delete a thread's rows inside the prune's transaction.
+    fn remove(&self, r: &sizes::Removal) -> Result<sizes::Deleted, StoreError>;
+    /// Give the freed space back (`VACUUM`), after the prune's transaction.
+    fn vacuum(&self) -> Result<(), StoreError>;
+
     /// The backend itself, to take back a concrete store (see [`Store::into_sqlite`]).
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
+
+    /// LangGraph's key-value store kept in the same database (`SqliteStore` / `PostgresStore`,
+    /// see [`items`]): its namespaces with their item counts; `None` when there is no store.
+    fn store_namespaces(&self) -> Result<Option<Vec<items::NamespaceCount>>, StoreError> {
+        Ok(None)
+    }
+    /// The store's items `q` selects, by namespace and key; `None` when there is no store.
+    fn store_items(&self, _q: &items::ItemQuery) -> Result<Option<Vec<items::Item>>, StoreError> {
+        Ok(None)
+    }
 }
 
 /// A checkpoint store, whatever its backend.

@@ -1,5 +1,6 @@
 //! Rendering only: `render(&AppState, &mut Frame)` changes nothing. One file per pane.
 
+pub mod diff;
 pub mod graph;
 pub mod history;
 pub mod interrupts;
@@ -10,6 +11,8 @@ pub mod status;
 pub mod tasks;
 pub mod theme;
 pub mod viewer;
+pub mod watches;
+pub mod why;
 pub mod writes;
 
 use crate::app::state::{AppState, Pane};
@@ -34,6 +37,18 @@ pub fn draw(s: &AppState, buf: &mut Buffer, area: Rect) {
         return;
     };
     for (p, r) in &a.panes {
+        // the Watches strip sits under History (the narrow layout: under the pane shown)
+        let wh = watches::height(s);
+        let under = *p == Pane::History || a.tabs.is_some();
+        if under && wh > 0 && r.height >= wh + 4 {
+            let (top, bottom) = (
+                Rect::new(r.x, r.y, r.width, r.height - wh),
+                Rect::new(r.x, r.y + r.height - wh, r.width, wh),
+            );
+            render_pane(s, *p, buf, top);
+            watches::render(s, buf, bottom);
+            continue;
+        }
         render_pane(s, *p, buf, *r);
     }
     if let Some(t) = a.tabs {

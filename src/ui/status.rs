@@ -28,6 +28,9 @@ pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
     if !s.ns.is_empty() {
         parts.push(format!("ns {}", short_ns(&s.ns)));
     }
+    if let Some(c) = crate::app::update::apps::context_short(&s.context, 32) {
+        parts.push(super::escape(&c).into_owned());
+    }
     if let Some(c) = &s.current {
         parts.push(format!(
             "checkpoint {}{}",
@@ -35,6 +38,9 @@ pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
             if c.latest { "" } else { " (older)" }
         ));
         parts.push(format!("step {}", c.snapshot.step));
+    }
+    if let Some(p) = crate::app::calls::status_part(s.last_calls, s.replay) {
+        parts.push(p);
     }
     if s.refreshes > 0 {
         // another process is writing: say the view follows it

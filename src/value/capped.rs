@@ -299,7 +299,7 @@ impl<R: Read + Seek> Decoder<'_, R> {
 
 /// What follows a marker: the grouping both `value` and `skip` dispatch on.
 #[derive(Debug, Clone, Copy)]
-enum Kind {
+pub(crate) enum Kind {
     /// nil, true, false, fixints: nothing follows
     Inline,
     /// an int or float of this many bytes
@@ -311,7 +311,7 @@ enum Kind {
     Ext,
 }
 
-fn kind(m: Marker) -> Result<Kind, ValueError> {
+pub(crate) fn kind(m: Marker) -> Result<Kind, ValueError> {
     Ok(match m {
         Marker::Null | Marker::True | Marker::False | Marker::FixPos(_) | Marker::FixNeg(_) => {
             Kind::Inline

@@ -8,6 +8,7 @@ pub mod capped;
 pub mod capped_json;
 mod envelope;
 pub mod ext;
+pub mod shape;
 mod view;
 
 pub use envelope::{decode_msgpack, encode_msgpack, is_encrypted_type, Typed, MAX_DEPTH};

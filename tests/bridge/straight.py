@@ -20,6 +20,26 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def load(ref):
+    if ".json:" in ref:
+        # a langgraph.json graph id: its directory (and local dependencies) on sys.path, its env
+        # set where the shell has not set it, then the graph's "./file.py:attr" / "module:attr"
+        cfg_path, gid = ref.split(".json:")
+        cfg_path = os.path.join(HERE, cfg_path + ".json")
+        d = os.path.dirname(cfg_path)
+        with open(cfg_path) as f:
+            cfg = json.load(f)
+        for dep in reversed(cfg.get("dependencies") or []):
+            if dep.startswith((".", "/")):
+                sys.path.insert(0, os.path.normpath(os.path.join(d, dep)))
+        sys.path.insert(0, d)
+        for k, v in (cfg.get("env") or {}).items():
+            os.environ.setdefault(k, str(v))
+        target = cfg["graphs"][gid]
+        target = target["path"] if isinstance(target, dict) else target
+        left, attr = target.rsplit(":", 1)
+        if left.endswith(".py"):
+            return load(os.path.relpath(os.path.join(d, left), HERE) + ":" + attr)
+        return getattr(importlib.import_module(left), attr)
     path, attr = ref.rsplit(":", 1)
     path = os.path.join(HERE, path)
     sys.path.insert(0, os.path.dirname(path))
@@ -77,6 +97,48 @@ def namespace(out, pg, thread, path):
     return ns, [cid for n, cid in match if n == ns]
 
 
+async def alist(agen):
+    return [x async for x in agen]
+
+
+def open_store(out, pg, use_async, stack, loop):
+    if pg:
+        if use_async:
+            from langgraph.store.postgres.aio import AsyncPostgresStore
+
+            cm = AsyncPostgresStore.from_conn_string(out)
+            store = loop.run_until_complete(cm.__aenter__())
+            stack.callback(lambda: loop.run_until_complete(cm.__aexit__(None, None, None)))
+            loop.run_until_complete(store.setup())
+            return store
+        from langgraph.store.postgres import PostgresStore
+
+        store = stack.enter_context(PostgresStore.from_conn_string(out))
+        store.setup()
+        return store
+    if use_async:
+        import aiosqlite
+        from langgraph.store.sqlite.aio import AsyncSqliteStore
+
+        async def make():
+            return AsyncSqliteStore(await aiosqlite.connect(out, isolation_level=None))
+
+        store = loop.run_until_complete(make())
+
+        def close():
+            # the store's batching task, then its connection
+            if store._task is not None:
+                store._task.cancel()
+                loop.run_until_complete(asyncio.gather(store._task, return_exceptions=True))
+            loop.run_until_complete(store.conn.close())
+
+        stack.callback(close)
+        return store
+    from langgraph.store.sqlite import SqliteStore
+
+    return SqliteStore(sqlite3.connect(out, check_same_thread=False, isolation_level=None))
+
+
 def main():
     name, out, events_path = sys.argv[1:4]
     with open(os.path.join(HERE, "scenarios.json")) as f:
@@ -118,8 +180,13 @@ def main():
 
         saver = SqliteSaver(sqlite3.connect(out, check_same_thread=False))
         saver.setup()
-    g = graph.copy(update={"checkpointer": saver})
+    # the store superstep gives a graph: LangGraph's own SqliteStore on the same file
+    # (AsyncSqliteStore for an async graph; PostgresStore / AsyncPostgresStore on Postgres)
+    store = open_store(out, pg, use_async, stack, loop)
+    g = graph.copy(update={"checkpointer": saver, "store": store})
     from langgraph.types import Command
+
+    has_schema = getattr(g, "context_schema", None) is not None
 
     def call(fn_sync, fn_async, *a, **kw):
         if use_async:
@@ -149,9 +216,18 @@ def main():
     events = []
     i = 0
     for th in scen["threads"]:
-        cfg = {"configurable": {"thread_id": th["thread"]}}
         for op in th["ops"]:
+            # the run's config: the op's (or thread's, or scenario's) RunnableConfig fields as given,
+            # thread_id added; its context: as given, or {} (the schema's defaults, as langgraph dev)
+            user = op.get("config", th.get("config", scen.get("config"))) or {}
+            conf = {**(user.get("configurable") or {}), "thread_id": th["thread"]}
+            cfg = {**user, "configurable": conf}
             kw = {}
+            ctx = op.get("context", th.get("context", scen.get("context")))
+            if ctx is not None:
+                kw["context"] = ctx
+            elif has_schema:
+                kw["context"] = {}
             if op.get("break_before"):
                 kw["interrupt_before"] = op["break_before"]
             if op.get("break_after"):
@@ -169,7 +245,7 @@ def main():
                         conf["checkpoint_id"] = ids[op["checkpoint"]]
                         snap = call(g.get_state, g.aget_state, {"configurable": dict(conf)})
                         conf = {k: v for k, v in snap.config["configurable"].items() if not k.startswith("__pregel")}
-                    c = {"configurable": conf}
+                    c = {**user, "configurable": {**(user.get("configurable") or {}), **conf}}
                     if kind == "update":
                         call(g.update_state, g.aupdate_state, c, op.get("values"), as_node=op.get("as_node"))
                     elif kind == "resume":
@@ -200,8 +276,15 @@ def main():
                         ids = [r[0] for r in sqlite3.connect(out).execute(
                             "SELECT checkpoint_id FROM checkpoints WHERE thread_id=? AND checkpoint_ns='' ORDER BY checkpoint_id",
                             (th["thread"],))]
-                    c = {"configurable": {"thread_id": th["thread"], "checkpoint_id": ids[op["checkpoint"]]}}
+                    c = {**user, "configurable": {**conf, "checkpoint_id": ids[op["checkpoint"]]}}
                     call(g.invoke, g.ainvoke, None, c, **kw)
+                elif kind == "update" and op.get("checkpoint") is not None:
+                    # a fork of an older checkpoint, as LangGraph's time-travel guide does it:
+                    # update_state on that checkpoint's own config from get_state_history
+                    hist = call(lambda c: list(g.get_state_history(c)), lambda c: alist(g.aget_state_history(c)), cfg)
+                    hist.reverse()
+                    c = {**user, "configurable": {**(user.get("configurable") or {}), **hist[op["checkpoint"]].config["configurable"]}}
+                    call(g.update_state, g.aupdate_state, c, op.get("values"), as_node=op.get("as_node"))
                 elif kind == "update":
                     call(g.update_state, g.aupdate_state, cfg, op.get("values"), as_node=op.get("as_node"))
                 else:

@@ -17,7 +17,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from twin import build_graph  # noqa: E402
+from twin import build_graph, spec_file  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(REPO, "tests", "fixtures", "graph_drawings")
@@ -30,7 +30,7 @@ def main(args: list[str]) -> None:
         out, args = args[1], args[2:]
     os.makedirs(out, exist_ok=True)
     for name in args or DEFAULT:
-        graph = build_graph(os.path.join(REPO, "graphs", f"{name}.json"), None)
+        graph = build_graph(spec_file(REPO, name), None)
         with open(os.path.join(out, f"{name}.mmd"), "w", encoding="utf-8") as f:
             f.write(graph.get_graph().draw_mermaid())
         print(f"wrote {name}.mmd")

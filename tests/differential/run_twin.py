@@ -37,7 +37,7 @@ sys.path.insert(0, HERE)
 from langgraph.graph import END  # noqa: E402
 from langgraph.types import Command  # noqa: E402
 
-from twin import build_graph  # noqa: E402
+from twin import build_graph, spec_file  # noqa: E402
 
 # one definition of "a fresh SqliteSaver file" and "fold it into one file", shared with the oracle
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "oracle"))
@@ -239,7 +239,7 @@ def play_op(graph, conn, thread: str, op: dict):
 
 
 def run(graph_name: str, out_dir: str, repo: str, pg: str | None = None) -> list[dict]:
-    spec_path = os.path.join(repo, "graphs", f"{graph_name}.json")
+    spec_path = spec_file(repo, graph_name)
     scen_path = os.path.join(repo, "tests", "differential", "scenarios", f"{graph_name}.json")
     with open(scen_path, encoding="utf-8") as f:
         scenario = json.load(f)

@@ -490,6 +490,16 @@ def _breakpoints(v):
     return list(v)
 
 
+def spec_file(repo, name):
+    """A graph spec by name: the gallery `graphs/` first, then the test-only specs in
+    `tests/differential/graphs/`."""
+    for d in (os.path.join(repo, "graphs"), os.path.join(repo, "tests", "differential", "graphs")):
+        p = os.path.join(d, f"{name}.json")
+        if os.path.exists(p):
+            return p
+    raise FileNotFoundError(f"no graph spec {name}.json in graphs/ or tests/differential/graphs/")
+
+
 def build_graph(spec_path, checkpointer, seed=0, interrupt_before=None, interrupt_after=None):
     """A compiled LangGraph StateGraph for a superstep graph spec.
 

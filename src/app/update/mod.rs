@@ -3,11 +3,16 @@
 //! This file is the dispatch: each Action goes to the module of its concern —
 //! `movement` (cursor, paging the history in), `run` (step / continue and the engine's reports),
 //! `breakpoints`, `modals` (the dialogs), `viewer` (Enter on a row), `load` (what the runtime
-//! read), `search`, `subgraph` (namespaces) and `command` (the `:` line). What the panes show is
+//! read), `search`, `subgraph` (namespaces), `du` (the store doctor's view) and `command` (the
+//! `:` line). What the panes show is
 //! built by `crate::app::views`.
 
+pub mod apps;
 mod breakpoints;
 mod command;
+mod compare;
+mod du;
+mod edit_value;
 mod load;
 mod modals;
 mod movement;
@@ -15,11 +20,15 @@ mod run;
 mod running;
 mod search;
 mod subgraph;
+mod traceback;
+mod turn;
 mod viewer;
 
 pub use command::{help_text, COMMANDS};
+pub use compare::COMMANDS as COMPARE_COMMANDS;
 pub use running::running_line;
 pub use search::{hit_label, hits_in};
+pub use traceback::TRACEBACK;
 
 use super::action::{Action, Effect};
 use super::state::*;
@@ -41,13 +50,21 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
         }
     }
     match a {
+        Action::StoreLoaded { prefix, items } => apps::store_loaded(s, prefix, items),
+        Action::ContextSet(c) => apps::context_set(s, c),
         Action::RunStarted(what) => running::started(s, what),
-        Action::RunTick(ms) => running::tick(s, ms),
+        Action::RunTick { ms, nodes } => running::tick(s, ms, nodes),
         Action::NodeOutput(out) => {
             run::keep_output(s, &[], &out);
             vec![]
         }
         Action::OpenOutput => running::open_output(s),
+        Action::StoreMeasured(du) => du::measured(s, &du),
+        Action::CycleReplay => {
+            s.replay = crate::app::calls::next_mode(s.replay);
+            say(s, Level::Info, crate::app::calls::mode_message(s.replay));
+            vec![Effect::SetReplay(s.replay)]
+        }
         Action::Quit => {
             s.quit = true;
             vec![]
@@ -60,6 +77,7 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Cancel => {
+            compare::stop(s);
             if viewer::cancel_find(s) {
                 return vec![];
             }
@@ -107,7 +125,9 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
         }
         Action::Step => run::step(s),
         Action::StepInto => run::step_into(s),
-        Action::Continue => run::continue_run(s),
+        Action::Continue => compare::continue_until(s).unwrap_or_else(|| run::continue_run(s)),
+        Action::Compare(a) => compare::act(s, a),
+        Action::CompareLoaded(l) => compare::loaded(s, l),
         Action::ToggleBreakBefore => {
             breakpoints::toggle_break(s, true);
             vec![]
@@ -133,6 +153,12 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::OpenThreadPicker => modals::open_thread_picker(s),
+        Action::OpenTurn => turn::open_turn(s),
+        Action::Reload => turn::reload(s),
+        Action::Reloaded { graph, text } => {
+            turn::reloaded(s, *graph, text);
+            vec![]
+        }
         Action::OpenSearch => {
             s.modal = Some(Modal::Search {
                 input: TextInput::default(),
@@ -221,17 +247,19 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
         }
         Action::ThreadLoaded(d) => {
             load::thread_loaded(s, *d);
-            vec![]
+            compare::shown(s)
         }
         Action::CheckpointLoaded(d) => {
             load::checkpoint_loaded(s, *d);
-            vec![]
+            compare::shown(s)
         }
         Action::Ran(r) => {
+            compare::ran(s, &r);
             run::ran(s, *r);
             vec![]
         }
         Action::Failed { error, hint } => {
+            compare::stop(s);
             run::failed(s, error, hint);
             vec![]
         }
@@ -251,3 +279,9 @@ pub fn update(s: &mut AppState, a: Action) -> Vec<Effect> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_loop;
+#[cfg(test)]
+mod tests_replay;
+#[cfg(test)]
+mod tests_saves;

@@ -57,6 +57,13 @@ fn travel_lines(s: &AppState, h: &HistoryEntry) -> Vec<String> {
             if h.next.len() == 1 { "its" } else { "their" },
             if h.next.len() == 1 { "its" } else { "their" }
         ));
+        if let Some(c) = s
+            .current
+            .as_ref()
+            .filter(|c| c.snapshot.checkpoint_id == h.id)
+        {
+            l.extend(crate::app::calls::travel_line(&c.calls, s.replay));
+        }
     }
     if !h.pending.is_empty() || !h.interrupted.is_empty() {
         l.push(
@@ -81,7 +88,10 @@ pub(super) fn submit(s: &mut AppState) -> Vec<Effect> {
             s.modal = None;
             vec![]
         }
+        Modal::Turn { input, .. } => super::turn::submit_turn(s, &input.text),
         Modal::ConfirmTravel { .. } => update(s, Action::Confirm),
+        // their Enter is bound in the keymap (`Why`: go to the checkpoint)
+        Modal::Diff(_) | Modal::Why(_) => vec![],
         Modal::Resume { items, .. } => {
             let mut answers = Vec::new();
             for (i, it) in items.iter().enumerate() {
@@ -162,13 +172,8 @@ pub(super) fn submit(s: &mut AppState) -> Vec<Effect> {
         }
         Modal::NewThread { name, input, .. } => {
             let n = name.text.trim().to_string();
-            let err = if n.is_empty() {
-                Some("the thread needs a name".to_string())
-            } else if s.threads.iter().any(|t| t.id == n) {
-                Some(format!("thread {n} exists: T switches to it"))
-            } else {
-                None
-            };
+            // an existing thread's name: a new turn on it (invoke(input, config))
+            let err = n.is_empty().then(|| "the thread needs a name".to_string());
             let value = match check_json(&input.text) {
                 Ok(Some(v)) => Some(v),
                 Ok(None) => None,
@@ -296,6 +301,10 @@ pub(super) fn open_update(s: &mut AppState) {
         as_nodes.extend(s.graph.root_nodes());
     }
     as_nodes.extend(["__input__", "__copy__", "__end__"].map(String::from));
+    let (input, note) = match super::edit_value::proposal(s) {
+        Some((text, note)) => (TextInput::proposal(&text), note),
+        None => (TextInput::default(), String::new()),
+    };
     s.modal = Some(Modal::Update {
         checkpoint: (!latest).then(|| h.id.clone()),
         label: format!(
@@ -311,25 +320,32 @@ pub(super) fn open_update(s: &mut AppState) {
         ),
         as_nodes,
         as_sel: 0,
-        input: TextInput::default(),
+        input,
+        note,
         error: None,
     });
 }
 
-/// `N`: a new thread, named `t1`, `t2`, … and started with the spec's input.
+/// `N`: a new thread, named as `-t NAME` asked (when it does not exist yet) or `t1`, `t2`, …, and
+/// started with the spec's input.
 pub(super) fn open_new_thread(s: &mut AppState) {
     if s.mode == Mode::Inspect {
         say(s, Level::Warn, READ_ONLY);
         return;
     }
-    let name = (1..)
-        .map(|i| format!("t{i}"))
-        .find(|n| !s.threads.iter().any(|t| &t.id == n))
-        .unwrap_or_default();
+    let free = |n: &str| !s.threads.iter().any(|t| t.id == n);
+    let name = match &s.wanted_thread {
+        Some(w) if free(w) => w.clone(),
+        _ => (1..)
+            .map(|i| format!("t{i}"))
+            .find(|n| free(n))
+            .unwrap_or_default(),
+    };
     let input = s
         .graph
         .input
         .as_ref()
+        .or(s.graph.input_form.as_ref())
         .map(|j| serde_json::to_string(j).unwrap_or_default())
         .unwrap_or_else(|| "{}".into());
     s.modal = Some(Modal::NewThread {
@@ -378,6 +394,10 @@ pub(super) fn input(s: &mut AppState, k: InputKey) {
             *error = None;
         }
         Some(Modal::Command { input }) | Some(Modal::Search { input }) => input.edit(&k),
+        Some(Modal::Turn { input, error }) => {
+            input.edit(&k);
+            *error = None;
+        }
         Some(Modal::Viewer(v)) => {
             if let Some(f) = &mut v.find {
                 f.edit(&k);

@@ -136,7 +136,7 @@ pub(super) fn keep_output(
 }
 
 pub(super) fn ran(s: &mut AppState, r: RunResult) {
-    s.running = None;
+    super::running::over(s);
     let o = opts();
     let what = match r.kind {
         RunKind::Step(1) => "step".to_string(),
@@ -337,7 +337,7 @@ pub(super) fn ran(s: &mut AppState, r: RunResult) {
         ),
         Some(PauseView::Error(n, e)) => (
             Level::Error,
-            format!(" · error in {n}: {e} — fix the state with u, then c retries"),
+            super::traceback::error_tail(s, n, e, &r.reports),
         ),
         Some(PauseView::Done) => (Level::Info, " · done: no task is triggered".to_string()),
         Some(PauseView::RecursionLimit(n)) => (
@@ -368,7 +368,9 @@ pub(super) fn ran(s: &mut AppState, r: RunResult) {
     }
     s.run_pause = pause;
     s.run = Some(view);
+    s.last_calls = crate::replay::Counts::of(&r.calls);
     keep_output(s, &r.reports, &r.output);
+    super::traceback::keep(s, &r.reports);
 }
 
 /// `n` (with a count prefix): step that many supersteps.
@@ -438,7 +440,7 @@ pub(super) fn continue_run(s: &mut AppState) -> Vec<Effect> {
 
 /// The engine (or the store) refused: the error, then what to do about it.
 pub(super) fn failed(s: &mut AppState, error: String, hint: String) {
-    s.running = None;
+    super::running::over(s);
     let text = if hint.is_empty() {
         error
     } else {

@@ -18,6 +18,8 @@ fn starts_a_run(a: &Action) -> bool {
             | Action::OpenTimeTravel
             | Action::OpenUpdate
             | Action::OpenNewThread
+            | Action::OpenTurn
+            | Action::Reload
             | Action::OpenThreadPicker
             | Action::EnterSubgraph
             | Action::LeaveSubgraph
@@ -33,7 +35,18 @@ pub(super) fn while_running(s: &mut AppState, a: &Action) -> Option<Vec<Effect>>
     let running = s.running.as_mut()?;
     match a {
         Action::Quit if running.cancelling => None,
-        Action::Quit => Some(cancel(s)),
+        Action::Quit => {
+            // q means quit: stop the run first (the file keeps its last committed checkpoint),
+            // then go; a second q quits at once
+            running.quit_after = true;
+            let effects = cancel(s);
+            say(
+                s,
+                Level::Warn,
+                "quitting: the bridge interrupts the node first (killed if it does not stop) — q again quits at once",
+            );
+            Some(effects)
+        }
         Action::Cancel if s.modal.is_none() => Some(cancel(s)),
         a if starts_a_run(a)
             && !matches!(s.modal, Some(Modal::Viewer(_)) | Some(Modal::Help { .. })) =>
@@ -47,6 +60,13 @@ pub(super) fn while_running(s: &mut AppState, a: &Action) -> Option<Vec<Effect>>
             Some(vec![])
         }
         _ => None,
+    }
+}
+
+/// The run is over (done, failed or cancelled): quit when `q` asked for it meanwhile.
+pub(super) fn over(s: &mut AppState) {
+    if s.running.take().is_some_and(|r| r.quit_after) {
+        s.quit = true;
     }
 }
 
@@ -67,26 +87,37 @@ pub(super) fn started(s: &mut AppState, what: String) -> Vec<Effect> {
         what,
         elapsed_ms: 0,
         cancelling: false,
+        quit_after: false,
+        nodes: Vec::new(),
     });
     vec![]
 }
 
-pub(super) fn tick(s: &mut AppState, ms: u64) -> Vec<Effect> {
+pub(super) fn tick(s: &mut AppState, ms: u64, nodes: Vec<String>) -> Vec<Effect> {
     if let Some(r) = s.running.as_mut() {
         r.elapsed_ms = ms;
+        r.nodes = nodes;
     }
     vec![]
 }
 
-/// The spinner line: `⠹ step running 3.2 s · Esc cancels`.
+/// The spinner line: `⠹ step: agent, tools running 3.2 s · Esc cancels`.
 pub fn running_line(r: &Running) -> String {
     const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
     let frame = FRAMES[(r.elapsed_ms / 100) as usize % FRAMES.len()];
     let secs = r.elapsed_ms as f64 / 1000.0;
-    if r.cancelling {
-        format!("{frame} cancelling the {} … {secs:.1} s", r.what)
+    let nodes = if r.nodes.is_empty() {
+        String::new()
     } else {
-        format!("{frame} {} running {secs:.1} s · Esc cancels", r.what)
+        format!(": {}", r.nodes.join(", "))
+    };
+    if r.cancelling {
+        format!("{frame} cancelling the {}{nodes} … {secs:.1} s", r.what)
+    } else {
+        format!(
+            "{frame} {}{nodes} running {secs:.1} s · Esc cancels",
+            r.what
+        )
     }
 }
 
@@ -114,7 +145,9 @@ pub(super) fn open_output(s: &mut AppState) -> Vec<Effect> {
         let o = &line.out;
         let key = (line.step, o.task_id.as_str(), line.execution, o.attempt);
         if last != Some(key) {
-            lines.push(if o.task_id.is_empty() {
+            lines.push(if o.task_id.is_empty() && o.stream == super::TRACEBACK {
+                "the run ended on an error".to_string()
+            } else if o.task_id.is_empty() {
                 "outside any node (the module's import, the bridge)".to_string()
             } else {
                 format!(
@@ -145,7 +178,11 @@ pub(super) fn open_output(s: &mut AppState) -> Vec<Effect> {
         for l in o.text.lines() {
             lines.push(format!(
                 "  {}{l}",
-                if o.stream == "stderr" { "! " } else { "| " }
+                match o.stream.as_str() {
+                    "stderr" => "! ",
+                    super::TRACEBACK => "✗ ",
+                    _ => "| ",
+                }
             ));
         }
     }

@@ -40,8 +40,11 @@ fn debug_state() -> AppState {
                 .collect(),
             state_keys: vec!["draft".into()],
             input: Some(json!({"request": "x"})),
+            input_form: None,
             fixed_before: BreakSet::default(),
             fixed_after: BreakSet::default(),
+            reloadable: false,
+            reducer_keys: vec![],
         },
     );
     s.thread = Some("t1".into());
@@ -358,7 +361,11 @@ fn report(calls: Vec<InterruptCall>, effects: usize) -> StepReport {
         tasks: vec![TaskReport {
             id: "task-1".into(),
             name: "approve".into(),
-            path: "~__pregel_pull, approve".into(),
+            path: vec![
+                crate::ids::PathPart::Str("__pregel_pull".into()),
+                crate::ids::PathPart::Str("approve".into()),
+            ],
+            traceback: None,
             outcome: crate::engine::TaskOutcome::Done,
             writes: vec![],
             attempts: 1,
@@ -394,6 +401,7 @@ fn approval_drift_is_flagged_when_the_reexecuted_payload_differs() {
             reports: vec![report(vec![call("A")], 1)],
             landed: None,
             output: vec![],
+            calls: vec![],
         })),
     );
     let run = s.run.clone().unwrap();
@@ -418,6 +426,7 @@ fn approval_drift_is_flagged_when_the_reexecuted_payload_differs() {
             reports: vec![report(vec![call("B")], 1)],
             landed: None,
             output: vec![],
+            calls: vec![],
         })),
     );
     let run = s.run.clone().unwrap();
@@ -452,6 +461,7 @@ fn pauses_reach_the_status_line() {
             reports: vec![r],
             landed: None,
             output: vec![],
+            calls: vec![],
         })),
     );
     assert_eq!(s.pause().describe(), "paused before execute");
@@ -572,6 +582,7 @@ fn output_pane_and_tasks_pane_agree_on_re_runs() {
             reports: vec![report(vec![], 0)],
             landed: None,
             output,
+            calls: vec![],
         }))
     };
     update(&mut s, ran(vec![out(1, "first run")]));

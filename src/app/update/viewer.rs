@@ -161,6 +161,14 @@ pub(super) fn open_selected(s: &mut AppState) {
                     t.view.clone(),
                 );
             }
+            if let Some(tb) = super::traceback::of_task(s, &t.id) {
+                doc.line(String::new());
+                doc.line("traceback (the app's own frame first):".into());
+                doc.lines(tb.lines().map(|l| format!("  {l}")));
+            }
+            if let Some(c) = &s.current {
+                doc.lines(crate::app::calls::task_lines(&c.calls, &t.id));
+            }
             if let Some(run) = &s.run {
                 for st in &run.steps {
                     for tr in st.tasks.iter().filter(|x| x.id == t.id) {

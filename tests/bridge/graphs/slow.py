@@ -7,7 +7,8 @@ first time this process runs it and hangs every time after (a time travel from a
 checkpoint that the TUI must be able to cancel)."""
 import operator
 import time
-from typing import Annotated, TypedDict
+from pathlib import Path
+from typing import Annotated, NotRequired, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
@@ -15,6 +16,13 @@ from langgraph.graph import END, START, StateGraph
 class State(TypedDict):
     seconds: float
     log: Annotated[list, operator.add]
+    # a file each slow node creates when it starts sleeping: the tests wait on it, not on a clock
+    mark: NotRequired[str]
+
+
+def started(state: State, who: str):
+    if state.get("mark"):
+        Path(f"{state['mark']}.{who}").touch()
 
 
 def quick(state: State):
@@ -23,11 +31,13 @@ def quick(state: State):
 
 def sleepy(state: State):
     print("going to sleep", flush=True)
+    started(state, "sleepy")
     time.sleep(state["seconds"])
     return {"log": ["slept"]}
 
 
 def other(state: State):
+    started(state, "other")
     time.sleep(state["seconds"])
     return {"log": ["other slept"]}
 

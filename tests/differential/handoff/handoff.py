@@ -112,7 +112,7 @@ sys.path.insert(0, DIFF)
 import run_twin  # noqa: E402
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
 from run_twin import ScenarioError, checkpoint_id, finalize_db, fresh_db, namespace, pending_interrupt_id, play_op, sql  # noqa: E402
-from twin import build_graph, load_spec  # noqa: E402
+from twin import build_graph, load_spec, spec_file  # noqa: E402
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -251,14 +251,22 @@ class SuperstepSide:
             m = re.match(r"([A-Za-z_][A-Za-z0-9_]*(?:Error|Exception|Interrupt)):", msg)
             ev.update({"error": m.group(1) if m else "CliError", "exit": 2, "message": line})
             return ev
-        if p.returncode != 0:
+        # 3: the run ended on an error of the graph; its --json (pause kind "error") is printed as on 0
+        if p.returncode not in (0, 3):
             raise Crash(f"superstep exited {p.returncode}: {argv}\n{p.stderr.strip()}")
         try:
             out = json.loads(p.stdout)
         except ValueError:
             raise Crash(f"superstep printed no JSON: {argv}\n{p.stdout[:2000]}") from None
         pause = out.get("pause") or {}
-        if pause.get("kind") == "error":
+        if (p.returncode == 3) != (pause.get("kind") in ("error", "recursion_limit")):
+            raise Crash(f"superstep exited {p.returncode} with pause {pause!r}: {argv}")
+        if pause.get("kind") == "error" and pause.get("node") is None:
+            # ended outside a node (e.g. InvalidUpdateError): "Name: message", as exit 2 printed it
+            msg = str(pause.get("error", ""))
+            m = re.match(r"([A-Za-z_][A-Za-z0-9_]*(?:Error|Exception|Interrupt)):", msg)
+            ev.update({"error": m.group(1) if m else "CliError", "exit": 3, "message": msg})
+        elif pause.get("kind") == "error":
             repr_ = str(pause.get("error", ""))
             ev.update({"error": repr_.split("(")[0], "message": repr_, "node": pause.get("node")})
         elif pause.get("kind") == "recursion_limit":
@@ -484,7 +492,7 @@ def splits_of(n_ops: int) -> list[int]:
 
 
 def run_graph(name: str, repo: str, out: str, superstep: str, report: dict, pg: str | None = None) -> None:
-    spec_path = os.path.join(repo, "graphs", f"{name}.json")
+    spec_path = spec_file(repo, name)
     scen_path = os.path.join(repo, "tests", "differential", "scenarios", f"{name}.json")
     with open(scen_path, encoding="utf-8") as f:
         scenario = json.load(f)

@@ -39,16 +39,10 @@ impl Task {
 }
 
 fn triggered(state: &State, node: &str, triggers: &[String]) -> bool {
-    let seen = state.seen(node);
+    let seen = state.seen(node).map(Vec::as_slice);
     triggers.iter().any(|ch| {
         state.channel(ch).is_some_and(|c| c.is_available())
-            && match seen {
-                None => true,
-                Some(seen) => Version::gt(
-                    state.version(ch),
-                    seen.iter().find(|(k, _)| k == ch).map(|(_, v)| v),
-                ),
-            }
+            && Version::triggers(state.version(ch), seen, ch)
     })
 }
 

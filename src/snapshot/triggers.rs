@@ -45,21 +45,13 @@ pub(super) fn available(ch: &str, cp: &Checkpoint) -> bool {
 }
 
 pub(super) fn triggered(node: &str, triggers: &[String], cp: &Checkpoint) -> Option<(usize, bool)> {
-    let seen = cp.seen(node);
+    let seen = cp.seen(node).map(Vec::as_slice);
     let mut first: Option<(usize, bool)> = None;
     for ch in triggers {
         if !available(ch, cp) {
             continue;
         }
-        let cur = cp.version(ch);
-        let fires = match seen {
-            None => true,
-            Some(seen) => {
-                let s = seen.iter().find(|(k, _)| k == ch).map(|(_, v)| v);
-                Version::gt(cur, s)
-            }
-        };
-        if fires {
+        if Version::triggers(cp.version(ch), seen, ch) {
             let pos = cp
                 .channel_values
                 .iter()
@@ -81,10 +73,8 @@ pub(super) fn fired_triggers(node: &str, triggers: &[String], cp: &Checkpoint) -
     triggers
         .iter()
         .filter(|ch| available(ch, cp))
-        .filter(|ch| {
-            let s = seen.and_then(|s| s.iter().find(|(k, _)| k == *ch).map(|(_, v)| v));
-            Version::gt(cp.version(ch), s)
-        })
+        // LangGraph 0.2 compares with the null version when the node never ran
+        .filter(|ch| Version::gt(cp.version(ch), seen.and_then(|s| Version::seen(s, ch))))
         .cloned()
         .collect()
 }

@@ -45,6 +45,26 @@ impl Version {
         }
     }
 
+    /// LangGraph's trigger rule for one available channel `ch` of a node (`_triggers`): a node
+    /// that never ran (`seen` is `None`) is triggered; otherwise only by a channel whose version
+    /// is newer than the one its `versions_seen` records. The engine (`engine::tasks`) and the
+    /// inspector (`snapshot::triggers`) both ask this.
+    pub fn triggers(
+        version: Option<&Version>,
+        seen: Option<&[(String, Version)]>,
+        ch: &str,
+    ) -> bool {
+        match seen {
+            None => true,
+            Some(seen) => Version::gt(version, Version::seen(seen, ch)),
+        }
+    }
+
+    /// The version of `ch` a node's `versions_seen` records.
+    pub fn seen<'a>(seen: &'a [(String, Version)], ch: &str) -> Option<&'a Version> {
+        seen.iter().find(|(k, _)| k == ch).map(|(_, v)| v)
+    }
+
     /// `a > b` the way Python compares them (strings as strings); `None` is the null version.
     pub fn gt(a: Option<&Version>, b: Option<&Version>) -> bool {
         match (a, b) {
@@ -133,11 +153,11 @@ impl Checkpoint {
             .and_then(Value::as_str)
             .ok_or("checkpoint has no id")?
             .to_string();
-        let mut channel_values = map_entries(
+        let channel_values = map_entries(
             get("channel_values").unwrap_or(&Value::Nil),
             "channel_values",
         )?;
-        let mut channel_versions = versions(
+        let channel_versions = versions(
             get("channel_versions").unwrap_or(&Value::Nil),
             "channel_versions",
         )?;
@@ -163,29 +183,11 @@ impl Checkpoint {
             ),
             _ => None,
         };
-        if v < 4 {
-            if let Some(Value::Array(sends)) = get("pending_sends") {
-                if !sends.is_empty() {
-                    let max = channel_versions
-                        .iter()
-                        .map(|(_, v)| v.clone())
-                        .reduce(|a, b| {
-                            if Version::gt(Some(&b), Some(&a)) {
-                                b
-                            } else {
-                                a
-                            }
-                        });
-                    channel_values.retain(|(k, _)| k != "__pregel_tasks");
-                    channel_values.push(("__pregel_tasks".into(), Value::Array(sends.clone())));
-                    if let Some(max) = max {
-                        channel_versions.retain(|(k, _)| k != "__pregel_tasks");
-                        channel_versions.push(("__pregel_tasks".into(), max));
-                    }
-                }
-            }
-        }
-        Ok(Checkpoint {
+        let sends = match get("pending_sends") {
+            Some(Value::Array(sends)) if v < 4 => sends.clone(),
+            _ => Vec::new(),
+        };
+        let mut cp = Checkpoint {
             v,
             ts,
             id,
@@ -193,7 +195,39 @@ impl Checkpoint {
             channel_versions,
             versions_seen,
             updated_channels,
-        })
+        };
+        cp.migrate_sends(sends, None);
+        Ok(cp)
+    }
+
+    /// LangGraph's load-time migration of a `v < 4` checkpoint's pending sends
+    /// (`_migrate_pending_sends`, spec §2.5): they become `__pregel_tasks`' value, at the
+    /// checkpoint's newest channel version (`fresh` when it has none and the saver takes a new
+    /// one). Nothing to migrate: nothing changes.
+    pub fn migrate_sends(&mut self, sends: Vec<Value>, fresh: Option<Version>) {
+        if sends.is_empty() {
+            return;
+        }
+        let newest = self
+            .channel_versions
+            .iter()
+            .map(|(_, v)| v.clone())
+            .reduce(|a, b| {
+                if Version::gt(Some(&b), Some(&a)) {
+                    b
+                } else {
+                    a
+                }
+            })
+            .or(fresh);
+        self.channel_values.retain(|(k, _)| k != "__pregel_tasks");
+        self.channel_values
+            .push(("__pregel_tasks".into(), Value::Array(sends)));
+        if let Some(newest) = newest {
+            self.channel_versions.retain(|(k, _)| k != "__pregel_tasks");
+            self.channel_versions
+                .push(("__pregel_tasks".into(), newest));
+        }
     }
 
     pub fn value(&self, ch: &str) -> Option<&Value> {

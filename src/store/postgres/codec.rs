@@ -71,32 +71,15 @@ pub(super) fn decode_body(body: &Body) -> Result<Checkpoint, String> {
             None => channel_values.push((ch.clone(), value)),
         }
     }
-    let mut channel_versions = versions_of(o.get("channel_versions"), "channel_versions")?;
-    if let Some(sends) = body.sends.as_ref().filter(|s| !s.is_empty()) {
-        let packets = sends
-            .iter()
-            .map(|(ty, b)| Typed::decode(ty, b).map(Typed::into_value))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("pending send: {e}"))?;
-        channel_values.retain(|(k, _)| k != "__pregel_tasks");
-        channel_values.push(("__pregel_tasks".into(), Value::Array(packets)));
-        let max = channel_versions
-            .iter()
-            .map(|(_, v)| v.clone())
-            .reduce(|a, b| {
-                if Version::gt(Some(&b), Some(&a)) {
-                    b
-                } else {
-                    a
-                }
-            });
-        channel_versions.retain(|(k, _)| k != "__pregel_tasks");
-        // PostgresSaver takes a fresh random version when there is none: any version will do
-        channel_versions.push((
-            "__pregel_tasks".into(),
-            max.unwrap_or_else(|| Version::Str(format!("{:032}.{:016}", 1, 0))),
-        ));
-    }
+    let channel_versions = versions_of(o.get("channel_versions"), "channel_versions")?;
+    // the parent's `__pregel_tasks` writes of a v < 4 checkpoint
+    let sends = body
+        .sends
+        .iter()
+        .flatten()
+        .map(|(ty, b)| Typed::decode(ty, b).map(Typed::into_value))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("pending send: {e}"))?;
     let versions_seen = match o.get("versions_seen") {
         Some(Json::Object(m)) => m
             .iter()
@@ -138,26 +121,11 @@ pub(super) fn decode_body(body: &Body) -> Result<Checkpoint, String> {
         versions_seen,
         updated_channels,
     };
+    // PostgresSaver takes a fresh random version when there is none: any version will do
+    cp.migrate_sends(sends, Some(Version::Str(format!("{:032}.{:016}", 1, 0))));
     if let Some(Json::Array(sends)) = legacy {
-        if !sends.is_empty() && cp.value("__pregel_tasks").is_none() {
-            let max = cp
-                .channel_versions
-                .iter()
-                .map(|(_, v)| v.clone())
-                .reduce(|a, b| {
-                    if Version::gt(Some(&b), Some(&a)) {
-                        b
-                    } else {
-                        a
-                    }
-                });
-            cp.channel_values.push((
-                "__pregel_tasks".into(),
-                Value::Array(sends.iter().map(json_to_value).collect()),
-            ));
-            if let Some(max) = max {
-                cp.channel_versions.push(("__pregel_tasks".into(), max));
-            }
+        if cp.value("__pregel_tasks").is_none() {
+            cp.migrate_sends(sends.iter().map(json_to_value).collect(), None);
         }
     }
     Ok(cp)

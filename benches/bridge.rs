@@ -25,8 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 use superstep::bridge::{GraphRef, Interpreter, PythonSource};
-use superstep::engine::{Input, Pause};
-use superstep::source::{GraphSource, RunRequest, RunSettings, Start};
+use superstep::source::{GraphSource, Input, Pause, RunRequest, RunSettings, Start};
 use superstep::spec::model::Breakpoints;
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -86,9 +85,7 @@ fn bridged(py: &str, db: &Path, n: u64, stepped: bool) -> (f64, f64, usize) {
         before: Breakpoints::None,
         after: Breakpoints::None,
     };
-    let input = |n: u64| {
-        Input::Value(superstep::value::from_view(&serde_json::json!({"i": 0, "n": n})).unwrap())
-    };
+    let input = |n: u64| Input::Value(serde_json::json!({"i": 0, "n": n}));
     // warm-up thread, like the plain side
     let w = src.run(req(
         "warm",

@@ -116,7 +116,7 @@ fn superstep_run(n: u64, mode: &str, dir: &Path, delta: bool) -> Run {
     } else {
         "graphs/loop.json"
     };
-    let lg = superstep::spec::load(&root.join(spec)).unwrap();
+    let lg = superstep::engine::loaded::load(&root.join(spec)).unwrap();
     let db: PathBuf = if mode == "memory" {
         PathBuf::from(":memory:")
     } else {

@@ -17,9 +17,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use superstep::bridge::{GraphRef, Interpreter, PythonSource};
-use superstep::engine::{Input, Pause};
 use superstep::replay::{Counts, ReplayMode};
-use superstep::source::{GraphSource, RunOutcome, RunRequest, RunSettings, Start};
+use superstep::source::{GraphSource, Input, Pause, RunOutcome, RunRequest, RunSettings, Start};
 use superstep::spec::model::Breakpoints;
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -99,8 +98,7 @@ fn sides(py: &str, dir: &Path, n: u64, k: u64) -> (f64, f64, f64, Counts, Counts
         src.configure(&limit).expect("settings");
         src
     };
-    let input =
-        Input::Value(superstep::value::from_view(&serde_json::json!({"i": 0, "n": n})).unwrap());
+    let input = Input::Value(serde_json::json!({"i": 0, "n": n}));
     let fresh_run = || Start::Fresh {
         input: input.clone(),
         checkpoint: None,

@@ -12,7 +12,7 @@
 //! | SS005 | the order or number of a node's interrupts can vary between executions |
 //! | SS006 | a node changes the state it was given in place (`state["items"].append(x)`): in LangGraph that changes the channel itself, bypassing the reducer |
 
-use crate::spec::starlark::dialect;
+use crate::spec::dialect;
 use serde::Serialize;
 use starlark::syntax::ast::{AssignTargetP, AstExpr, AstStmt, ExprP, StmtP};
 use starlark::syntax::AstModule;
@@ -537,7 +537,7 @@ pub fn lint_source(
     nodes: &[(String, String)],
 ) -> Result<Vec<Finding>, String> {
     let ast = AstModule::parse(file, source.to_owned(), &dialect())
-        .map_err(|e| crate::spec::starlark::format_error(&e))?;
+        .map_err(|e| crate::engine::starlark::format_error(&e))?;
     let mut defs = BTreeSet::new();
     let mut bodies = Vec::new();
     fn collect<'a>(s: &'a AstStmt, defs: &mut BTreeSet<String>, bodies: &mut Vec<&'a AstStmt>) {

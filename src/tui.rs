@@ -3,10 +3,12 @@
 
 use crate::app::effects::Runtime;
 use crate::app::App;
-use crate::bridge::{GraphRef, PythonRef, PythonSource};
+use crate::bridge::GraphRef;
 use crate::engine::clock::{FixedIds, IdSource, SystemIds};
-use crate::source::GraphSource;
-use crate::spec::LoadedGraph;
+use crate::open::{
+    default_graph_db, default_graph_db_path, default_python_db, open_python, open_source,
+    OpenOptions,
+};
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -52,112 +54,6 @@ pub fn parse_size(s: &str) -> Result<(u16, u16), String> {
     Ok((p(w)?, p(h)?))
 }
 
-/// The DB a graph spec uses when `--db` is not given: one per spec file, in the temp dir. The
-/// demo graph (`approval`) starts from the embedded demo DB, whose threads real LangGraph wrote
-/// for that graph (approved, rejected, time-travelled, ...).
-pub fn default_graph_db(lg: &LoadedGraph) -> PathBuf {
-    let path = default_graph_db_path(lg);
-    if lg.spec.name == "approval" && !path.exists() {
-        let _ = std::fs::write(&path, crate::commands::DEMO_DB);
-    }
-    path
-}
-
-/// Where [`default_graph_db`] keeps a spec's checkpoints, without creating anything.
-pub fn default_graph_db_path(lg: &LoadedGraph) -> PathBuf {
-    let canon = std::fs::canonicalize(&lg.path).unwrap_or_else(|_| lg.path.clone());
-    let hash = xxhash_rust::xxh3::xxh3_64(canon.to_string_lossy().as_bytes());
-    std::env::temp_dir().join(format!(
-        "superstep-{}-{:08x}.sqlite",
-        lg.spec.name, hash as u32
-    ))
-}
-
-/// The DB a Python graph uses when `--db` is not given: one per reference, in the temp dir.
-pub fn default_python_db(r: &PythonRef) -> PathBuf {
-    let hash = xxhash_rust::xxh3::xxh3_64(r.label.as_bytes())
-        ^ std::env::current_dir()
-            .map(|d| xxhash_rust::xxh3::xxh3_64(d.to_string_lossy().as_bytes()))
-            .unwrap_or(0);
-    let name: String = r
-        .graph_id
-        .clone()
-        .unwrap_or_else(|| r.attr.clone())
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    std::env::temp_dir().join(format!("superstep-py-{name}-{:08x}.sqlite", hash as u32))
-}
-
-/// Start the bridge on a Python graph and open LangGraph's SqliteSaver on `db` (LangGraph, not
-/// superstep, creates the schema of a new file). Warnings are printed before the TUI opens.
-fn open_python(r: PythonRef, o: &Options, db: Option<&Path>) -> Result<PythonSource, String> {
-    let near = r.config.as_deref().and_then(Path::parent);
-    let py = crate::bridge::interpreter::choose(o.python.as_deref(), near);
-    let ticker = if o.print {
-        None
-    } else {
-        ImportTicker::start(&r.label)
-    };
-    let opened = PythonSource::open(r, py, db);
-    drop(ticker);
-    let mut src = opened?;
-    for w in &src.warnings {
-        eprintln!("superstep: warning: {w}");
-    }
-    if db.is_some() {
-        src.open_db().map_err(|e| e.to_string())?;
-    }
-    Ok(src)
-}
-
-/// `superstep: importing app.py:graph… 3 s` on stderr (a terminal only), once a second while the
-/// bridge imports the graph — an import can take long (heavy dependencies, network) and the
-/// terminal would stay blank; the line is cleared when it is done.
-struct ImportTicker {
-    stop: std::sync::mpsc::Sender<()>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl ImportTicker {
-    fn start(label: &str) -> Option<ImportTicker> {
-        use std::io::IsTerminal;
-        if !std::io::stderr().is_terminal() {
-            return None;
-        }
-        let label = crate::text::escape(label).into_owned();
-        let (stop, stopped) = std::sync::mpsc::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let t = std::time::Instant::now();
-            loop {
-                let _ = write!(
-                    std::io::stderr(),
-                    "\r\x1b[Ksuperstep: importing {label}… {} s",
-                    t.elapsed().as_secs()
-                );
-                match stopped.recv_timeout(std::time::Duration::from_secs(1)) {
-                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
-                    _ => break,
-                }
-            }
-            let _ = write!(std::io::stderr(), "\r\x1b[K");
-        });
-        Some(ImportTicker {
-            stop,
-            thread: Some(thread),
-        })
-    }
-}
-
-impl Drop for ImportTicker {
-    fn drop(&mut self) {
-        let _ = self.stop.send(());
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
 /// The frame as plain text (trailing spaces trimmed).
 pub fn buffer_text(buf: &Buffer) -> String {
     let a = buf.area;
@@ -171,6 +67,14 @@ pub fn buffer_text(buf: &Buffer) -> String {
         out.push('\n');
     }
     out
+}
+
+fn open_options(o: &Options) -> OpenOptions {
+    OpenOptions {
+        python: o.python.clone(),
+        ticker: !o.print,
+        seed: o.seed,
+    }
 }
 
 fn ids(o: &Options) -> Box<dyn IdSource> {
@@ -195,7 +99,7 @@ pub fn run(
     };
     match graph {
         Some(GraphRef::Spec(g)) => {
-            let lg = crate::spec::load(&g).map_err(|e| e.to_string())?;
+            let lg = crate::engine::loaded::load(&g).map_err(|e| e.to_string())?;
             // `--print` with no keys shows the spec and writes nothing: a missing DB is not
             // created (the demo DB is shown from a scratch copy), an existing one gets no thread
             let read_only = o.print && o.keys.is_empty();
@@ -253,7 +157,9 @@ pub fn run(
                     Err(e) => return Err(e.to_string()),
                 }
             }
-            let src = open_python(r, &o, Some(&db))?;
+            // LangGraph's saver opened now: LangGraph, not superstep, makes a new file's schema
+            let mut src = open_python(r, &open_options(&o), Some(&db))?;
+            src.open_db().map_err(|e| e.to_string())?;
             let mut rt = Runtime::with_source(&db, Box::new(src))?;
             rt.configure(&o.run)?;
             session(App::debug(rt), &o, out)
@@ -263,16 +169,10 @@ pub fn run(
                 Some(d) => d.clone(),
                 None => demo_db()?,
             };
-            let spec;
+            let mut spec = None;
             let mut rt = Runtime::inspect(&db)?;
             if let Some(r) = &o.graph_ref {
-                let g: Box<dyn GraphSource + '_> = match GraphRef::parse_flag(r)? {
-                    GraphRef::Spec(p) => {
-                        spec = crate::spec::load(&p).map_err(|e| e.to_string())?;
-                        Box::new(crate::source::spec::SpecSource::new(&spec, Path::new("")))
-                    }
-                    GraphRef::Python(pr) => Box::new(open_python(pr, &o, None)?),
-                };
+                let g = open_source(GraphRef::parse_flag(r)?, &open_options(&o), None, &mut spec)?;
                 rt = rt.with_graph(g);
             }
             if let Some(t) = &o.thread {

@@ -11,7 +11,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let (json, star) = text.split_once('\0').unwrap_or((text, ""));
-    match superstep::spec::load_from_str(Path::new("/nonexistent/fuzz.json"), json, star) {
+    match superstep::engine::loaded::load_from_str(Path::new("/nonexistent/fuzz.json"), json, star)
+    {
         Ok(lg) => {
             // a loaded graph also renders as Mermaid and ASCII without panicking
             let _ = superstep::commands::graph_text(&lg, true);

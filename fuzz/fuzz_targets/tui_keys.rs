@@ -9,13 +9,13 @@ use std::sync::OnceLock;
 use superstep::app::effects::Runtime;
 use superstep::app::App;
 use superstep::engine::clock::FixedIds;
-use superstep::spec::LoadedGraph;
+use superstep::engine::loaded::LoadedGraph;
 
 fn graph() -> &'static LoadedGraph {
     static G: OnceLock<LoadedGraph> = OnceLock::new();
     G.get_or_init(|| {
         let p = concat!(env!("CARGO_MANIFEST_DIR"), "/../graphs/approval.json");
-        superstep::spec::load(std::path::Path::new(p)).expect("approval graph loads")
+        superstep::engine::loaded::load(std::path::Path::new(p)).expect("approval graph loads")
     })
 }
 

@@ -4,9 +4,9 @@
 //! their results back into Actions. `update` is the only place either is interpreted.
 
 use super::state::{Pane, ThreadRow};
-use crate::engine::StepReport;
 use crate::snapshot::Snapshot;
-use crate::spec::model::Breakpoints;
+use crate::source::Breakpoints;
+use crate::source::StepReport;
 use rmpv::Value;
 use serde_json::Value as Json;
 

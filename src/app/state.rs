@@ -3,7 +3,7 @@
 
 use super::action::HistoryEntry;
 use crate::snapshot::{Snapshot, WriteKind};
-use crate::spec::model::Breakpoints;
+use crate::source::Breakpoints;
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -5,9 +5,9 @@ use super::action::{CheckpointData, HistoryEntry};
 use super::format::{opts, preview, PREVIEW};
 use super::state::*;
 use crate::conversation::{delta_line, messages_in};
-use crate::engine::Pause;
 use crate::ids::{interrupt_id, task_ns, NULL_TASK_ID};
 use crate::snapshot::{Snapshot, TaskResult, WriteKind};
+use crate::source::Pause;
 use crate::value::{to_view, Interrupt};
 use serde_json::Value as Json;
 

@@ -3,7 +3,7 @@
 //! LangGraph's own serialisation (`{"type": "msgpack", "hex": ...}`, what `dumps_typed` makes),
 //! decoded here exactly like a row of the checkpoint file.
 
-use crate::engine::{Pause, StepReport, TaskOutcome, TaskReport};
+use crate::source::{Pause, StepReport, TaskOutcome, TaskReport};
 use crate::value::{Interrupt, Typed};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;

@@ -1,12 +1,11 @@
 //! `superstep check --graph NEWREF`: the store's threads against new graph code, as a table or
 //! `--json`; exit 1 when a parked thread would break.
 
-use super::engine::{open_python, GraphOpts};
+use super::engine::GraphOpts;
 use super::{CliError, FINDINGS};
 use crate::bridge::GraphRef;
 use crate::cli::CheckArgs;
 use crate::doctor::check::{check, Report};
-use crate::source::spec::SpecSource;
 use crate::store::{Mode, Store};
 use crate::text::{escape, fit, pad};
 use std::io::Write;
@@ -26,18 +25,16 @@ pub fn run(
         ));
     };
     let store = Store::open(db, Mode::ReadOnly)?;
-    let report = match GraphRef::parse_flag(graph).map_err(CliError)? {
-        GraphRef::Spec(p) => {
-            let lg = crate::spec::load(&p).map_err(|e| CliError(e.to_string()))?;
-            let mut src = SpecSource::new(&lg, Path::new(""));
-            check(&store, &mut src, graph, a.thread.as_deref(), a.parked)
-        }
-        GraphRef::Python(r) => {
-            let mut src = open_python(r, opts, None)?;
-            check(&store, &mut src, graph, a.thread.as_deref(), a.parked)
-        }
-    }
+    let mut spec = None;
+    let mut src = crate::open::open_source(
+        GraphRef::parse_flag(graph).map_err(CliError)?,
+        &opts.open(None),
+        None,
+        &mut spec,
+    )
     .map_err(|e| CliError(e.to_string()))?;
+    let report = check(&store, &mut *src, graph, a.thread.as_deref(), a.parked)
+        .map_err(|e| CliError(e.to_string()))?;
     if a.out.json {
         serde_json::to_writer_pretty(&mut *out, &report)?;
         writeln!(out)?;

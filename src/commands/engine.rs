@@ -5,16 +5,14 @@
 
 use super::live::{self, Driven};
 use super::{human, CliError};
-use crate::bridge::{interpreter, GraphRef, PythonRef, PythonSource};
+use crate::bridge::{GraphRef, PythonRef, PythonSource};
 use crate::cli::{ContinueArgs, EngineSel, GraphArgs, ReplayArgs, ResumeArgs, RunArgs, UpdateArgs};
 use crate::engine::interrupts::pending_interrupts;
-use crate::engine::pregel::{Input, Resume};
-use crate::engine::update_state::AsNode;
+use crate::engine::loaded::{load, LoadedGraph};
+use crate::engine::source::SpecSource;
 use crate::inspect::Thread;
-use crate::source::spec::SpecSource;
-use crate::source::{GraphSource, RunRequest, Shape, Start};
-use crate::spec::model::Breakpoints;
-use crate::spec::{load, LoadedGraph};
+use crate::open::open_source;
+use crate::source::{AsNode, Breakpoints, GraphSource, Input, Resume, RunRequest, Shape, Start};
 use crate::store::{Mode, Store};
 use crate::text::escape;
 use crate::value::{from_view, ViewOptions};
@@ -34,6 +32,16 @@ pub struct GraphOpts {
     pub python: Option<std::path::PathBuf>,
 }
 
+impl GraphOpts {
+    pub(super) fn open(&self, sel: Option<&EngineSel>) -> crate::open::OpenOptions {
+        crate::open::OpenOptions {
+            python: self.python.clone(),
+            ticker: false,
+            seed: sel.map_or(0, |s| s.seed),
+        }
+    }
+}
+
 /// Open the graph named on the command line (a spec, or a Python graph through the bridge) as a
 /// graph source on `db` and hand it to `f`. `db: None`: nothing will be run (`superstep graph`).
 fn with_source<T>(
@@ -45,25 +53,15 @@ fn with_source<T>(
     f: impl FnOnce(&mut dyn GraphSource) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
     let arg = graph.to_string_lossy();
-    match GraphRef::parse(&arg, graph_id).map_err(CliError)? {
-        GraphRef::Spec(p) => {
-            let lg = load_graph(&p)?;
-            let mut src = SpecSource::new(&lg, db.unwrap_or(Path::new("")));
-            if let Some(sel) = sel {
-                src.seed = sel.seed;
-            }
-            configure(&mut src, sel)?;
-            f(&mut src)
-        }
-        GraphRef::Python(r) => {
-            let mut src = open_python(r, opts, db)?;
-            configure(&mut src, sel)?;
-            if let Some(sel) = sel {
-                src.set_replay(sel.replay, !sel.no_record);
-            }
-            f(&mut src)
-        }
+    let r = GraphRef::parse(&arg, graph_id).map_err(CliError)?;
+    let python = matches!(r, GraphRef::Python(_));
+    let mut spec = None;
+    let mut src = open_source(r, &opts.open(sel), db, &mut spec).map_err(CliError)?;
+    configure(&mut *src, sel)?;
+    if let (Some(sel), true) = (sel, python) {
+        src.set_replay(sel.replay, !sel.no_record);
     }
+    f(&mut *src)
 }
 
 /// `--config` / `--context` / `--recursion-limit`: checked (the context against the graph's
@@ -92,10 +90,15 @@ pub fn graph_topology(
     let Some(r) = r else {
         return Ok(None);
     };
-    let t = match GraphRef::parse_flag(r).map_err(CliError)? {
-        GraphRef::Spec(p) => SpecSource::new(&load_graph(&p)?, Path::new("")).topology(ns),
-        GraphRef::Python(pr) => open_python(pr, opts, None)?.topology(ns),
-    };
+    let mut spec = None;
+    let t = open_source(
+        GraphRef::parse_flag(r).map_err(CliError)?,
+        &opts.open(None),
+        None,
+        &mut spec,
+    )
+    .map_err(CliError)?
+    .topology(ns);
     match t {
         Some(t) => Ok(Some(t)),
         None => Err(CliError(format!(
@@ -104,31 +107,27 @@ pub fn graph_topology(
     }
 }
 
-/// Start the bridge on a Python graph; warnings (a LangGraph outside 1.2.x, a replaced
-/// checkpointer) go to stderr.
+/// Start the bridge on a Python graph (`crate::open`), for the commands that need the bridge
+/// itself.
 pub fn open_python(
     r: PythonRef,
     opts: &GraphOpts,
     db: Option<&Path>,
 ) -> Result<PythonSource, CliError> {
-    let near = r.config.as_deref().and_then(Path::parent);
-    let py = interpreter::choose(opts.python.as_deref(), near);
-    let src = PythonSource::open(r, py, db).map_err(CliError)?;
-    for w in &src.warnings {
-        eprintln!("superstep: warning: {w}");
-    }
-    Ok(src)
+    crate::open::open_python(r, &opts.open(None), db).map_err(CliError)
 }
 
 /// One `--id ID=JSON` answer.
-pub fn parse_id_answer(item: &str) -> Result<(String, Value), CliError> {
+pub fn parse_id_answer(item: &str) -> Result<(String, Json), CliError> {
     let (id, v) = item
         .split_once('=')
         .ok_or_else(|| CliError(format!("--id {item:?}: expected ID=JSON")))?;
     Ok((id.to_string(), parse_json(&format!("--id {id}"), v)?))
 }
 
-pub fn parse_json(flag: &str, text: &str) -> Result<Value, CliError> {
+/// A JSON flag's value, as the user gave it (the graph source takes the JSON), checked here
+/// that it can be stored (so a bad one is refused naming its flag).
+pub fn parse_json(flag: &str, text: &str) -> Result<Json, CliError> {
     let j: Json = serde_json::from_str(text).map_err(|e| {
         CliError(format!(
             "{flag}: invalid JSON at line {} column {}: {e}",
@@ -136,7 +135,8 @@ pub fn parse_json(flag: &str, text: &str) -> Result<Value, CliError> {
             e.column()
         ))
     })?;
-    from_view(&j).map_err(|e| CliError(format!("{flag}: {e}")))
+    from_view(&j).map_err(|e| CliError(format!("{flag}: {e}")))?;
+    Ok(j)
 }
 
 fn breakpoints(
@@ -350,7 +350,10 @@ pub fn run(
             let input = match a.input.as_deref().or(message.as_deref()) {
                 Some(t) => parse_json("--input", t)?,
                 None => match &shape.input {
-                    Some(j) => from_view(j).map_err(|e| CliError(format!("input: {e}")))?,
+                    Some(j) => {
+                        from_view(j).map_err(|e| CliError(format!("input: {e}")))?;
+                        j.clone()
+                    }
                     None => {
                         return Err(CliError(format!(
                             "{}: no input: pass --input JSON or set \"input\" in the spec",
@@ -445,7 +448,7 @@ pub fn resume(
                     "resume: give --value JSON, --id ID=JSON, --update JSON or --goto NODE".into(),
                 ));
             }
-            let goto = a.goto.iter().map(|g| Value::from(g.as_str())).collect();
+            let goto = a.goto.clone();
             let input = Input::Command {
                 update,
                 goto,
@@ -556,7 +559,7 @@ pub fn update(
                 false,
                 a.checkpoint.as_deref(),
             )?;
-            let values = if values.is_nil() { None } else { Some(values) };
+            let values = (!values.is_null()).then_some(values);
             // breakpoints are run configuration: checked like the run commands', unused here
             super::break_when::compile(&a.sel, src.shape())?;
             breakpoints(&a.sel.break_before, src.shape(), "--break-before")?;

@@ -11,9 +11,9 @@
 //!   checkpoint, which is named.
 
 use super::CliError;
-use crate::engine::pregel::{Pause, StepReport, TaskOutcome};
 use crate::inspect::Thread;
 use crate::source::{GraphSource, RunOutcome, RunRequest, SourceError, TaskOutput};
+use crate::source::{Pause, StepReport, TaskOutcome};
 use crate::store::{Mode, Store};
 use crate::text::escape;
 use crate::value::{to_view, ViewOptions};

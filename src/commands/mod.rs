@@ -223,10 +223,11 @@ pub fn demo_db_path() -> Result<PathBuf, CliError> {
 
 /// A JSON argument (`--input`, `--value`, ...) as a stored value; the error names the flag.
 pub fn parse_json_arg(flag: &str, text: &str) -> Result<rmpv::Value, String> {
-    engine::parse_json(flag, text).map_err(|e| e.0)
+    let j = engine::parse_json(flag, text).map_err(|e| e.0)?;
+    crate::value::from_view(&j).map_err(|e| format!("{flag}: {e}"))
 }
 
 /// One `--id ID=JSON` resume answer.
-pub fn parse_id_answer(item: &str) -> Result<(String, rmpv::Value), String> {
+pub fn parse_id_answer(item: &str) -> Result<(String, serde_json::Value), String> {
     engine::parse_id_answer(item).map_err(|e| e.0)
 }

@@ -1,5 +1,5 @@
 //! Watch and break-when expressions: one Starlark expression (the language of the specs' node
-//! code, `crate::spec::starlark`) evaluated over a checkpoint's state.
+//! code, `crate::engine::starlark`) evaluated over a checkpoint's state.
 //!
 //! The names an expression sees:
 //!

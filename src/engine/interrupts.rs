@@ -1,40 +1,14 @@
 //! `interrupt()` and resuming (spec §7): the per-task scratchpad, interrupt ids, which answers a
 //! re-executed node gets back, and which interrupts are still pending.
 
+pub use crate::source::types::{Effect, InterruptCall};
+
 use super::NodeError;
 use crate::ids::{interrupt_id, NULL_TASK_ID};
 use crate::value::Interrupt;
 use rmpv::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
-
-/// A side effect a node recorded with `effect(name, data)`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Effect {
-    pub name: String,
-    pub data: Value,
-    /// 1-based attempt within this execution (retries).
-    pub attempt: u32,
-}
-
-/// What one `interrupt()` call did.
-#[derive(Debug, Clone, PartialEq)]
-pub enum InterruptCall {
-    /// Returned an answer the task already held (a re-execution replaying an earlier answer).
-    Replayed {
-        index: usize,
-        payload: Value,
-        answer: Value,
-    },
-    /// Consumed the step's plain `Command(resume=...)` value.
-    Resumed {
-        index: usize,
-        payload: Value,
-        answer: Value,
-    },
-    /// Raised: the node pauses here.
-    Raised { index: usize, interrupt: Interrupt },
-}
 
 /// The context a node runs with: LangGraph's `PregelScratchpad` plus superstep's logs.
 pub struct TaskContext {

@@ -12,6 +12,8 @@
 //! | `interrupts.rs` | `types.interrupt`, `_algo._scratchpad`, resume validation |
 //! | `breakpoints.rs` | `_algo.should_interrupt` |
 //! | `runner.rs` | `PregelRunner` + node writers (`_get_updates`, `_control_branch`, branches), retries |
+//! | `loaded.rs` | a spec loaded with its Starlark code and compiled (`StateGraph.compile`) |
+//! | `starlark.rs` | the spec's node, path and reducer functions, run in Starlark |
 //! | `saver.rs` | `SqliteSaver.put` / `put_writes` (one transaction per superstep) |
 //! | `pregel/` | `SyncPregelLoop` (`_first`, `tick`, `after_tick`, `_put_checkpoint`) |
 //! | `update_state.rs` | `Pregel.bulk_update_state` |
@@ -24,10 +26,13 @@ pub mod clock;
 pub mod delta;
 pub mod graph;
 pub mod interrupts;
+pub mod loaded;
 pub mod pregel;
 mod py_printable;
 pub mod runner;
 pub mod saver;
+pub mod source;
+pub mod starlark;
 pub mod tasks;
 pub mod update_state;
 pub mod versions;

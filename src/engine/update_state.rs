@@ -7,37 +7,13 @@ use super::pregel::Engine;
 use super::runner::writer_writes;
 use super::tasks::prepare_next_tasks;
 use super::EngineError;
+pub use crate::source::types::AsNode;
+
 use crate::ids::{update_task_id, PathPart};
-use crate::spec::model::{END, START};
+use crate::spec::model::START;
 use crate::store::Version;
 use rmpv::Value;
 use serde_json::{json, Map, Value as Json};
-
-/// `as_node` of an update.
-#[derive(Debug, Clone, PartialEq)]
-pub enum AsNode {
-    /// Inferred from `versions_seen` (the node that wrote last).
-    Infer,
-    Node(String),
-    /// `__input__`: a new input checkpoint.
-    Input,
-    /// `__copy__`: a fork copying the checkpoint.
-    Copy,
-    /// `END` with `values=None`: finish every pending task with its stored writes.
-    End,
-}
-
-impl AsNode {
-    pub fn parse(s: Option<&str>) -> AsNode {
-        match s {
-            None => AsNode::Infer,
-            Some("__input__") => AsNode::Input,
-            Some("__copy__") => AsNode::Copy,
-            Some(e) if e == END || e == "END" => AsNode::End,
-            Some(n) => AsNode::Node(n.to_string()),
-        }
-    }
-}
 
 /// `_infer_as_node`.
 pub fn infer_as_node(

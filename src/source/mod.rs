@@ -1,6 +1,6 @@
 //! The graph-source seam: one interface the TUI (`app::effects`) and the CLI (`commands::engine`)
 //! drive, whatever runs the graph. A graph spec is stepped by superstep's own engine
-//! ([`spec::SpecSource`]); a Python graph is run by LangGraph itself through the bridge
+//! (`engine::source::SpecSource`); a Python graph is run by LangGraph itself through the bridge
 //! (`crate::bridge`). Neither caller knows which one it holds.
 //!
 //! A run is LangGraph's `invoke(input, config)` cut into supersteps: [`RunRequest`] says what
@@ -8,16 +8,17 @@
 //! which breakpoints; [`RunOutcome`] reports every superstep. `begin` / `poll` / `cancel` let the
 //! TUI keep answering keys while a step runs; `run` is the blocking form the CLI uses.
 
+pub mod graph_text;
 pub mod input_form;
 pub mod settings;
-pub mod spec;
+pub mod types;
 
 pub use settings::{ContextInUse, RunSettings};
+pub use types::{
+    AsNode, Breakpoints, Input, Pause, Resume, StepReport, TaskOutcome, TaskReport, END, START,
+};
 
-use crate::engine::update_state::AsNode;
-use crate::engine::{EngineError, Input, StepReport};
 use crate::snapshot::topology::Topology;
-use crate::spec::model::Breakpoints;
 use serde_json::Value as Json;
 
 /// What a TUI / CLI needs to know about a graph to show and drive it.
@@ -221,14 +222,13 @@ pub struct RunOutcome {
 /// An error from a graph source, with what it means for the user.
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
-    #[error("{0}")]
-    Engine(#[from] EngineError),
-    /// Anything else (the Python side: a LangGraph exception, a bad reference, the bridge
-    /// gone; a file that cannot be opened), with a hint.
+    /// A request refused (a rejected input, a bad reference, the bridge gone; a file that cannot
+    /// be opened), with a hint.
     #[error("{message}")]
     Message { message: String, hint: String },
-    /// The graph's own code or LangGraph raised while the run went on (InvalidUpdateError, an
-    /// exception outside a task): the supersteps before it are committed and reported.
+    /// The graph's own code or LangGraph raised while the run went on (InvalidUpdateError, a
+    /// reducer's or a node's exception outside a task): the supersteps before it are committed
+    /// and reported.
     #[error("{message}")]
     Graph {
         message: String,
@@ -249,16 +249,7 @@ impl SourceError {
     /// Whether the run ended on an error of the graph (its code or LangGraph raised while it
     /// ran), rather than a request refused before anything ran: the CLI's exit code 3, not 2.
     pub fn ends_run(&self) -> bool {
-        match self {
-            SourceError::Graph { .. } => true,
-            SourceError::Engine(e) => matches!(
-                e,
-                EngineError::InvalidUpdate(_)
-                    | EngineError::Reducer { .. }
-                    | EngineError::Raised(_)
-            ),
-            SourceError::Message { .. } => false,
-        }
+        matches!(self, SourceError::Graph { .. })
     }
 
     /// Where it was raised and the traceback (Python graphs).
@@ -273,33 +264,6 @@ impl SourceError {
     pub fn hint(&self) -> String {
         match self {
             SourceError::Message { hint, .. } | SourceError::Graph { hint, .. } => hint.clone(),
-            SourceError::Engine(e) => match e {
-                EngineError::MultiplePendingInterrupts { pending } => format!(
-                    "{} interrupts are pending ({}): LangGraph needs each answer keyed by interrupt id — press r and answer them one by one, or :resume ID=JSON",
-                    pending.len(),
-                    pending
-                        .iter()
-                        .map(|p| crate::text::head(p, 8).to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                EngineError::EmptyInput(_) => {
-                    "there is nothing to run with this input (no pending task and no new input)"
-                        .into()
-                }
-                EngineError::UnknownInterrupt { .. } => {
-                    "that interrupt is not pending any more: check the Interrupts pane".into()
-                }
-                EngineError::UnknownCheckpoint(_) => "pick a checkpoint listed in History".into(),
-                EngineError::InvalidUpdate(_) | EngineError::Update(_) => {
-                    "the update does not fit the graph: pick as_node explicitly (u, then ↑/↓) or check the keys".into()
-                }
-                EngineError::Reducer { .. } => "a reducer rejected the value: check its type".into(),
-                EngineError::Store(_) => {
-                    "the checkpoint file could not be read or written".into()
-                }
-                _ => String::new(),
-            },
         }
     }
 }
@@ -323,7 +287,7 @@ pub trait GraphSource {
         &mut self,
         thread: &str,
         checkpoint: Option<&str>,
-        values: Option<rmpv::Value>,
+        values: Option<Json>,
         as_node: AsNode,
     ) -> Result<String, SourceError>;
 
@@ -335,7 +299,7 @@ pub trait GraphSource {
         thread: &str,
         ns: &str,
         checkpoint: Option<&str>,
-        values: Option<rmpv::Value>,
+        values: Option<Json>,
         as_node: AsNode,
     ) -> Result<String, SourceError> {
         if ns.is_empty() {

@@ -60,12 +60,7 @@ mod tests {
     use super::*;
 
     fn check(src: &str) -> bool {
-        let ast = AstModule::parse(
-            "t.star",
-            src.to_string(),
-            &super::super::starlark::dialect(),
-        )
-        .unwrap();
+        let ast = AstModule::parse("t.star", src.to_string(), &crate::spec::dialect()).unwrap();
         may_mutate(&ast)
     }
 

@@ -139,12 +139,7 @@ mod tests {
     use super::*;
 
     fn reads(src: &str) -> HashMap<String, Vec<String>> {
-        let ast = AstModule::parse(
-            "t.star",
-            src.to_string(),
-            &super::super::starlark::dialect(),
-        )
-        .unwrap();
+        let ast = AstModule::parse("t.star", src.to_string(), &crate::spec::dialect()).unwrap();
         state_reads(&ast)
     }
 

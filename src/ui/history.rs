@@ -11,7 +11,7 @@ pub fn render(s: &AppState, buf: &mut Buffer, area: Rect, focused: bool) {
     let title = match &s.thread {
         Some(t) => format!(
             "History · thread {} · {}{}",
-            crate::store::key_label(t),
+            crate::keys::key_label(t),
             s.history.len(),
             if s.history_more { "+ loaded" } else { "" }
         ),

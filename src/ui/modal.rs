@@ -472,7 +472,7 @@ fn thread_picker(s: &AppState, sel: usize, buf: &mut Buffer, area: Rect) {
         let l = Line::raw(format!(
             "{}{} {:>11}  {}{}",
             if i == sel { "▸ " } else { "  " },
-            crate::text::fit(&crate::store::key_label(&t.id), 24),
+            crate::text::fit(&crate::keys::key_label(&t.id), 24),
             t.checkpoints,
             short_id(&t.latest),
             if cur { "  (shown)" } else { "" }

@@ -23,7 +23,7 @@ pub fn status_line(s: &AppState, buf: &mut Buffer, area: Rect) {
     let mut parts = vec![format!("db {}", super::escape(&s.db_label))];
     parts.push(format!(
         "thread {}",
-        crate::store::key_label(s.thread.as_deref().unwrap_or("-"))
+        crate::keys::key_label(s.thread.as_deref().unwrap_or("-"))
     ));
     if !s.ns.is_empty() {
         parts.push(format!("ns {}", short_ns(&s.ns)));

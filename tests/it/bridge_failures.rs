@@ -14,8 +14,7 @@ use common::superstep;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use superstep::bridge::{GraphRef, Interpreter, PythonRef, PythonSource};
-use superstep::engine::Input;
-use superstep::source::{GraphSource, RunOutcome, RunRequest, Start};
+use superstep::source::{GraphSource, Input, RunOutcome, RunRequest, Start};
 use superstep::spec::model::Breakpoints;
 
 fn stderr(o: &std::process::Output) -> String {
@@ -183,7 +182,7 @@ fn output_printed_at_import_and_in_nodes_is_captured_not_mixed_into_the_protocol
     let out = src.run(request(
         "t",
         Start::Fresh {
-            input: Input::Value(superstep::value::from_view(&input).unwrap()),
+            input: Input::Value(input),
             checkpoint: None,
         },
     ));
@@ -245,10 +244,7 @@ fn hung_node_is_cancelled(attr: &str, killed: bool) {
     let db = dir.path().join("c.sqlite");
     let mut src = open("slow.py", attr, &db);
     let mark = dir.path().join("started");
-    let input = superstep::value::from_view(
-        &serde_json::json!({"seconds": 3600, "log": [], "mark": mark.to_str().unwrap()}),
-    )
-    .unwrap();
+    let input = serde_json::json!({"seconds": 3600, "log": [], "mark": mark.to_str().unwrap()});
     src.begin(request(
         "t",
         Start::Fresh {
@@ -300,7 +296,7 @@ fn hung_node_is_cancelled(attr: &str, killed: bool) {
     // the file keeps the last committed checkpoint, and nothing after it
     assert_eq!(latest(&db, "t"), before);
     // the next operation starts a new bridge and works
-    let input = superstep::value::from_view(&serde_json::json!({"seconds": 0, "log": []})).unwrap();
+    let input = serde_json::json!({"seconds": 0, "log": []});
     let out = src.run(request(
         "t2",
         Start::Fresh {
@@ -334,7 +330,7 @@ fn a_run_from_a_subgraph_checkpoint_is_polled_and_cancellable() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("n.sqlite");
     let mut src = open("slow.py", "nested", &db);
-    let input = superstep::value::from_view(&serde_json::json!({"seconds": 0, "log": []})).unwrap();
+    let input = serde_json::json!({"seconds": 0, "log": []});
     let out = src.run(request(
         "t",
         Start::Fresh {

@@ -24,12 +24,11 @@ use common::normalize::{first_diff, Normalizer};
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
 use superstep::bridge::{GraphRef, Interpreter, PythonSource};
-use superstep::engine::{Input, Pause};
 use superstep::inspect::Thread;
-use superstep::source::{inner_name, GraphSource, RunOutcome, RunRequest, Start};
+use superstep::source::{inner_name, GraphSource, Input, Pause, RunOutcome, RunRequest, Start};
 use superstep::spec::model::Breakpoints;
 use superstep::store::{Mode, Store};
-use superstep::value::{from_view, to_view, ViewOptions};
+use superstep::value::{to_view, ViewOptions};
 
 fn python() -> PathBuf {
     match std::env::var_os("SUPERSTEP_TEST_PYTHON") {
@@ -231,8 +230,8 @@ fn observe(src: &PythonSource, db: &Path, thread: &str) -> (Json, Json, Json) {
     (json!(next), json!(waiting), values)
 }
 
-fn value(j: &Json) -> rmpv::Value {
-    from_view(j).unwrap()
+fn value(j: &Json) -> Json {
+    j.clone()
 }
 
 /// `postgres`: both runs on fresh Postgres databases instead of SQLite files.
@@ -311,7 +310,7 @@ fn play(name: &str, postgres: bool) {
                     match op["op"].as_str().unwrap() {
                         "update" => {
                             let values = (!op["values"].is_null()).then(|| value(&op["values"]));
-                            let as_node = superstep::engine::update_state::AsNode::parse(
+                            let as_node = superstep::source::AsNode::parse(
                                 op.get("as_node").and_then(Json::as_str),
                             );
                             src.update_state_in(thread, &ns, cp.as_deref(), values, as_node)
@@ -376,9 +375,8 @@ fn play(name: &str, postgres: bool) {
                 }
                 "update" => {
                     let values = (!op["values"].is_null()).then(|| value(&op["values"]));
-                    let as_node = superstep::engine::update_state::AsNode::parse(
-                        op.get("as_node").and_then(Json::as_str),
-                    );
+                    let as_node =
+                        superstep::source::AsNode::parse(op.get("as_node").and_then(Json::as_str));
                     // a fork of an older root checkpoint (the time-travel guide's edit)
                     let cp = op["checkpoint"]
                         .as_u64()

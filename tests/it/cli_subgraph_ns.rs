@@ -133,7 +133,7 @@ fn subgraph_addressing_from_the_cli_writes_langgraphs_rows() {
         &["--ns", &ns, "--checkpoint", &at, "--value", r#""again""#],
     );
 
-    let lg = superstep::spec::load(&root().join("graphs/subgraph.json")).unwrap();
+    let lg = superstep::engine::loaded::load(&root().join("graphs/subgraph.json")).unwrap();
     let norm = Normalizer::new(&lg);
     let names: Vec<String> = ["sub_update", "sub_update_at", "sub_replay", "sub_resume_at"]
         .iter()
@@ -292,7 +292,7 @@ fn the_tui_updates_and_time_travels_inside_a_subgraph_namespace() {
         "--checkpoint",
         &at,
     ]);
-    let lg = superstep::spec::load(&root().join("graphs/subgraph.json")).unwrap();
+    let lg = superstep::engine::loaded::load(&root().join("graphs/subgraph.json")).unwrap();
     let norm = Normalizer::new(&lg);
     let names = vec!["t".to_string()];
     let (a, b) = (

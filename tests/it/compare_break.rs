@@ -11,11 +11,9 @@ use std::path::{Path, PathBuf};
 use superstep::bridge::{GraphRef, Interpreter, PythonSource};
 use superstep::compare::breaker;
 use superstep::compare::expr::Expr;
-use superstep::engine::{Input, Pause};
-use superstep::source::spec::SpecSource;
-use superstep::source::{GraphSource, RunRequest, Start};
+use superstep::engine::source::SpecSource;
+use superstep::source::{GraphSource, Input, Pause, RunRequest, Start};
 use superstep::spec::model::Breakpoints;
-use superstep::value::from_view;
 
 const SPEC: &str = "graphs/loop.json";
 const EXPR: &str = "len(log) == 3 and note == \"at 3\"";
@@ -61,7 +59,7 @@ fn request(start: Start) -> RunRequest {
 }
 
 fn input() -> Input {
-    Input::Value(from_view(&serde_json::json!({"n": 0, "limit": 5})).unwrap())
+    Input::Value(serde_json::json!({"n": 0, "limit": 5}))
 }
 
 /// Through the graph-source seam, as the TUI drives it: run until the expression holds, then
@@ -95,7 +93,7 @@ fn break_then_continue(src: &mut dyn GraphSource, db: &Path) -> (i64, Json) {
 }
 
 fn rows(db: &Path) -> Json {
-    let lg = superstep::spec::load(Path::new(&repo(SPEC))).unwrap();
+    let lg = superstep::engine::loaded::load(Path::new(&repo(SPEC))).unwrap();
     Normalizer::new(&lg).normalize(db)
 }
 
@@ -114,7 +112,7 @@ fn same_rows(paused: &Path, straight: &Path, what: &str) {
 fn a_spec_graph_pauses_when_the_expression_holds_and_its_rows_equal_a_straight_run() {
     let dir = tempfile::tempdir().unwrap();
     let (paused, straight) = (dir.path().join("p.sqlite"), dir.path().join("s.sqlite"));
-    let lg = superstep::spec::load(Path::new(&repo(SPEC))).unwrap();
+    let lg = superstep::engine::loaded::load(Path::new(&repo(SPEC))).unwrap();
     let (step, values) = break_then_continue(&mut SpecSource::new(&lg, &paused), &paused);
     assert_eq!(step, 3);
     assert_eq!(
@@ -175,7 +173,7 @@ fn the_python_twin_pauses_at_the_same_step_and_its_rows_equal_a_straight_run() {
     let py = python();
     let dir = tempfile::tempdir().unwrap();
     let (paused, straight) = (dir.path().join("p.sqlite"), dir.path().join("s.sqlite"));
-    let lg = superstep::spec::load(Path::new(&repo(SPEC))).unwrap();
+    let lg = superstep::engine::loaded::load(Path::new(&repo(SPEC))).unwrap();
     let spec_db = dir.path().join("spec.sqlite");
     let (spec_step, spec_values) =
         break_then_continue(&mut SpecSource::new(&lg, &spec_db), &spec_db);

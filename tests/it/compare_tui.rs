@@ -14,9 +14,8 @@ use superstep::app::keys::parse_keys;
 use superstep::app::state::{Modal, Pane};
 use superstep::app::App;
 use superstep::engine::clock::FixedIds;
-use superstep::engine::Input;
-use superstep::source::spec::SpecSource;
-use superstep::source::{GraphSource, RunRequest, Start};
+use superstep::engine::source::SpecSource;
+use superstep::source::{GraphSource, Input, RunRequest, Start};
 use superstep::spec::model::Breakpoints;
 
 const CLOCK: u128 = 1_796_207_639_000_000_000;
@@ -38,8 +37,10 @@ impl Session {
 
     fn debug(spec: &str) -> Session {
         let lg: &'static _ = Box::leak(Box::new(
-            superstep::spec::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(spec))
-                .unwrap(),
+            superstep::engine::loaded::load(
+                &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(spec),
+            )
+            .unwrap(),
         ));
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("tui.sqlite");
@@ -220,13 +221,13 @@ fn break_when_steps_until_the_expression_holds_and_the_rows_are_a_straight_runs(
         "done — break when len(log) == 3 and n >= 3 did not hold in 2 supersteps"
     );
     // the rows: those of a straight run
-    let lg = superstep::spec::load(
+    let lg = superstep::engine::loaded::load(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs/loop.json"),
     )
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let straight = dir.path().join("s.sqlite");
-    let input = superstep::value::from_view(&serde_json::json!({"n": 0, "limit": 5})).unwrap();
+    let input = serde_json::json!({"n": 0, "limit": 5});
     SpecSource::new(&lg, &straight).run(RunRequest {
         thread: "t1".into(),
         start: Start::Fresh {

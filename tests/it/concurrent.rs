@@ -8,8 +8,8 @@ use std::process::Command;
 use superstep::engine::pregel::{Engine, Input};
 use superstep::store::{Mode, Store};
 
-fn graph() -> superstep::spec::LoadedGraph {
-    superstep::spec::load(Path::new(concat!(
+fn graph() -> superstep::engine::loaded::LoadedGraph {
+    superstep::engine::loaded::load(Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/graphs/countdown.json"
     )))

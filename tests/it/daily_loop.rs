@@ -580,9 +580,7 @@ fn rewrite(p: &Path, text: &str) {
 #[test]
 #[ignore = "needs Python with LangGraph (.ci/run)"]
 fn reload_runs_the_new_code_on_the_same_thread() {
-    use superstep::engine::{Input, Pause};
-    use superstep::source::{GraphSource, RunRequest, Start};
-    use superstep::spec::model::Breakpoints;
+    use superstep::source::{Breakpoints, GraphSource, Input, Pause, RunRequest, Start};
     let dir = tempfile::tempdir().unwrap();
     let reference = two_module_app(dir.path());
     let GraphRef::Python(r) = GraphRef::parse(&reference, None).unwrap() else {
@@ -606,7 +604,7 @@ fn reload_runs_the_new_code_on_the_same_thread() {
         before: Breakpoints::None,
         after: Breakpoints::None,
     };
-    let value = |j: serde_json::Value| superstep::value::from_view(&j).unwrap();
+    let value = |j: serde_json::Value| j;
     let out = src.run(req(Start::Fresh {
         input: Input::Value(value(serde_json::json!({"n": 20}))),
         checkpoint: None,
@@ -877,9 +875,7 @@ fn u_starts_from_the_last_message_and_an_edit_is_a_change() {
 #[ignore = "needs Python with LangGraph (.ci/run)"]
 fn the_spinner_names_the_running_node() {
     use superstep::app::state::Running;
-    use superstep::engine::Input;
-    use superstep::source::{GraphSource, RunRequest, Start};
-    use superstep::spec::model::Breakpoints;
+    use superstep::source::{Breakpoints, GraphSource, Input, RunRequest, Start};
     let dir = tempfile::tempdir().unwrap();
     let mark = dir.path().join("mark");
     let g = graphs().join("slow.py:graph");
@@ -895,7 +891,7 @@ fn the_spinner_names_the_running_node() {
     src.begin(RunRequest {
         thread: "t1".into(),
         start: Start::Fresh {
-            input: Input::Value(superstep::value::from_view(&input).unwrap()),
+            input: Input::Value(input),
             checkpoint: None,
         },
         steps: None,

@@ -135,7 +135,7 @@ fn error_kind(e: &EngineError) -> String {
 /// Play a scenario with the engine; returns the events list (same shape as run_twin.py's).
 fn play(scenario: &Json, db: &Path) -> Vec<Json> {
     let name = scenario["graph"].as_str().unwrap();
-    let lg = superstep::spec::load(&spec_file(name)).unwrap();
+    let lg = superstep::engine::loaded::load(&spec_file(name)).unwrap();
     let seed = scenario["seed"].as_u64().unwrap_or(0);
     let mut events = Vec::new();
     for t in scenario["threads"].as_array().unwrap() {
@@ -326,7 +326,7 @@ fn compare_every_graph(
             &std::fs::read_to_string(expected_dir.join(format!("{name}.events.json"))).unwrap(),
         )
         .unwrap();
-        let lg = superstep::spec::load(&spec_file(name)).unwrap();
+        let lg = superstep::engine::loaded::load(&spec_file(name)).unwrap();
         let norm = Normalizer::new(&lg);
         let ours = norm.normalize(&db);
         let theirs = norm.normalize(&expected_db);
@@ -496,7 +496,7 @@ fn postgres_every_graph_writes_what_postgres_saver_writes() {
 #[test]
 fn subgraph_namespaces_are_compared() {
     // the normaliser must see the subgraph's own checkpoints, not just the root namespace
-    let lg = superstep::spec::load(&root().join("graphs/subgraph.json")).unwrap();
+    let lg = superstep::engine::loaded::load(&root().join("graphs/subgraph.json")).unwrap();
     let norm = Normalizer::new(&lg);
     let theirs = norm.normalize(&expected_dir().join("subgraph.sqlite"));
     let subs = theirs["resumed"]["subgraphs"].as_object().unwrap();
@@ -528,7 +528,7 @@ fn every_spec_reports_the_topology_langgraph_compiles() {
         let text =
             std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let theirs = Topology::from_oracle_json(&serde_json::from_str(&text).unwrap()).unwrap();
-        let lg = superstep::spec::load(&spec_file(&name)).unwrap();
+        let lg = superstep::engine::loaded::load(&spec_file(&name)).unwrap();
         let ours = lg.graph.topology();
         assert_eq!(ours.nodes, theirs.nodes, "{name}: nodes and triggers");
         assert_eq!(ours.state_keys, theirs.state_keys, "{name}: state keys");

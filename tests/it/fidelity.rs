@@ -19,7 +19,7 @@ fn count(db: &std::path::Path, sql: &str) -> i64 {
 
 #[test]
 fn a_step_failing_in_apply_writes_keeps_its_tasks_writes_and_continue_reuses_them() {
-    let lg = superstep::spec::load(&root().join("graphs/conflict.json")).unwrap();
+    let lg = superstep::engine::loaded::load(&root().join("graphs/conflict.json")).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("c.sqlite");
     let run = |input: Input| {

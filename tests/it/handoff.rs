@@ -27,7 +27,7 @@ fn mixed_threads_leave_langgraphs_rows() {
     let mut by_direction = std::collections::BTreeMap::<String, usize>::new();
     for e in manifest["entries"].as_array().unwrap() {
         let graph = e["graph"].as_str().unwrap();
-        let lg = superstep::spec::load(&crate::differential::spec_file(graph)).unwrap();
+        let lg = superstep::engine::loaded::load(&crate::differential::spec_file(graph)).unwrap();
         let norm = Normalizer::new(&lg);
         let names: Vec<String> = e["threads"]
             .as_array()

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod architecture;
 mod bridge_apps;
 mod bridge_failures;
 mod bridge_lifetime;

@@ -13,7 +13,7 @@ use superstep::app::keys::parse_keys;
 use superstep::app::state::{Modal, Pane};
 use superstep::app::App;
 use superstep::engine::clock::FixedIds;
-use superstep::spec::LoadedGraph;
+use superstep::engine::loaded::LoadedGraph;
 use superstep::store::{Mode, Store};
 
 const CLOCK: u128 = 1_796_207_639_000_000_000;
@@ -28,7 +28,9 @@ struct Session {
 }
 
 fn spec(path: &std::path::Path) -> &'static LoadedGraph {
-    Box::leak(Box::new(superstep::spec::load(path).expect("spec loads")))
+    Box::leak(Box::new(
+        superstep::engine::loaded::load(path).expect("spec loads"),
+    ))
 }
 
 fn repo_graph(name: &str) -> &'static LoadedGraph {

@@ -209,7 +209,7 @@ fn starlark_has_no_file_network_environment_or_import_access() {
         ),
     ];
     for (code, name) in attempts {
-        let r = superstep::spec::load_from_str(Path::new("/nowhere/s.json"), spec, code);
+        let r = superstep::engine::loaded::load_from_str(Path::new("/nowhere/s.json"), spec, code);
         let e = match r {
             Ok(_) => panic!("{name}: accepted"),
             Err(e) => e.to_string(),

@@ -4,8 +4,6 @@
 use crate::app::action::Action;
 use crate::inspect::InspectError;
 use crate::source::SourceError;
-use crate::value::from_view;
-use serde_json::Value as Json;
 
 pub(super) fn source_error(e: &SourceError) -> Action {
     let mut hint = e.hint();
@@ -30,11 +28,4 @@ pub(super) fn inspect_error(e: InspectError) -> Action {
         error: e.to_string(),
         hint: String::new(),
     }
-}
-
-pub(super) fn json_value(j: &Json) -> Result<rmpv::Value, Action> {
-    from_view(j).map_err(|e| Action::Failed {
-        error: format!("value cannot be stored: {e}"),
-        hint: String::new(),
-    })
 }

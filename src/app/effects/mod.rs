@@ -10,13 +10,11 @@ use super::state::ThreadRow;
 use super::update::{hit_label, hits_in};
 use super::views::{checkpoint_view, history_entry};
 use crate::engine::clock::IdSource;
-use crate::engine::update_state::AsNode;
-use crate::engine::Input;
+use crate::engine::loaded::LoadedGraph;
+use crate::engine::source::SpecSource;
 use crate::inspect::{InspectError, Thread};
 use crate::snapshot::topology::Topology;
-use crate::source::spec::SpecSource;
-use crate::source::{GraphSource, RunOutcome, RunRequest, Start};
-use crate::spec::LoadedGraph;
+use crate::source::{AsNode, GraphSource, Input, RunOutcome, RunRequest, Start};
 use crate::store::{Mode, Stamp, Store};
 use std::path::{Path, PathBuf};
 
@@ -33,7 +31,7 @@ mod reads;
 mod watch;
 pub use apps::STORE_ITEMS;
 mod errors;
-use errors::{inspect_error, json_value, source_error};
+use errors::{inspect_error, source_error};
 
 pub struct Runtime<'g> {
     db: PathBuf,
@@ -318,20 +316,8 @@ impl<'g> Runtime<'g> {
                 breaks,
             } => {
                 let input = match answer {
-                    ResumeArg::Plain(v) => match json_value(&v) {
-                        Ok(v) => Input::resume(v),
-                        Err(a) => return vec![a],
-                    },
-                    ResumeArg::ById(m) => {
-                        let mut map = Vec::new();
-                        for (id, v) in m {
-                            match json_value(&v) {
-                                Ok(v) => map.push((id, v)),
-                                Err(a) => return vec![a],
-                            }
-                        }
-                        Input::resume_map(map)
-                    }
+                    ResumeArg::Plain(v) => Input::resume(v),
+                    ResumeArg::ById(m) => Input::resume_map(m),
                 };
                 // like invoke(Command(resume=...)) and `superstep resume`: on to the next pause
                 self.drive(
@@ -368,14 +354,7 @@ impl<'g> Runtime<'g> {
                 values,
                 as_node,
             } => {
-                let values = if values.is_null() {
-                    None
-                } else {
-                    match json_value(&values) {
-                        Ok(v) => Some(v),
-                        Err(a) => return vec![a],
-                    }
-                };
+                let values = (!values.is_null()).then_some(values);
                 let label = as_node.clone().unwrap_or_else(|| "(inferred)".into());
                 let src = match self.source_mut() {
                     Ok(s) => s,
@@ -434,10 +413,6 @@ impl<'g> Runtime<'g> {
                 vec![]
             }
             Effect::NewThread { thread, input } => {
-                let v = match json_value(&input) {
-                    Ok(v) => v,
-                    Err(a) => return vec![a],
-                };
                 // an existing thread's: a new turn on it
                 let turn = self.thread_exists(&thread);
                 let src = match self.source_mut() {
@@ -448,7 +423,7 @@ impl<'g> Runtime<'g> {
                 let req = RunRequest {
                     thread: thread.clone(),
                     start: Start::Fresh {
-                        input: Input::Value(v),
+                        input: Input::Value(input),
                         checkpoint: None,
                     },
                     steps: Some(0),

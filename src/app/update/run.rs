@@ -6,11 +6,11 @@ use crate::app::action::{Breaks, Effect, RunKind, RunResult};
 use crate::app::format::{opts, preview, short_id};
 use crate::app::state::*;
 use crate::app::views::pause_view;
-use crate::engine::interrupts::InterruptCall;
-use crate::engine::TaskOutcome;
 use crate::ids::{interrupt_id, task_ns};
 use crate::source::inner_name;
-use crate::spec::model::Breakpoints;
+use crate::source::types::InterruptCall;
+use crate::source::Breakpoints;
+use crate::source::TaskOutcome;
 use crate::value::to_view;
 
 pub(super) fn breaks(s: &AppState) -> Breaks {
@@ -117,7 +117,7 @@ pub(super) fn take_count(s: &mut AppState) -> u32 {
 /// Keep what the nodes printed, by step (outside any task — the module's import — is step -1).
 pub(super) fn keep_output(
     s: &mut AppState,
-    reports: &[crate::engine::StepReport],
+    reports: &[crate::source::StepReport],
     output: &[crate::source::TaskOutput],
 ) {
     for out in output {

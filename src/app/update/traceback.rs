@@ -3,7 +3,7 @@
 //! where the `o` pane and the task view (Enter in Tasks) show it, and the status line says where.
 
 use crate::app::state::*;
-use crate::engine::StepReport;
+use crate::source::StepReport;
 use crate::source::TaskOutput;
 
 /// The stream name tracebacks are kept under in [`AppState::output`].

@@ -1,6 +1,7 @@
 //! `GraphSource` for `PythonSource`: the seam the TUI and CLI drive.
 
 use super::*;
+use crate::source::graph_text::{GraphText, NodeText};
 
 impl GraphSource for PythonSource {
     fn shape(&self) -> &Shape {
@@ -39,7 +40,7 @@ impl GraphSource for PythonSource {
         &mut self,
         thread: &str,
         checkpoint: Option<&str>,
-        values: Option<rmpv::Value>,
+        values: Option<Json>,
         as_node: AsNode,
     ) -> Result<String, SourceError> {
         self.update_state_in(thread, "", checkpoint, values, as_node)
@@ -53,7 +54,7 @@ impl GraphSource for PythonSource {
         thread: &str,
         ns: &str,
         checkpoint: Option<&str>,
-        values: Option<rmpv::Value>,
+        values: Option<Json>,
         as_node: AsNode,
     ) -> Result<String, SourceError> {
         let config = self.settings.config_json();
@@ -71,9 +72,7 @@ impl GraphSource for PythonSource {
             thread: thread.to_string(),
             ns: ns.to_string(),
             checkpoint: checkpoint.map(str::to_string),
-            values: values
-                .map(|v| to_view(&v, ViewOptions::default()))
-                .unwrap_or(Json::Null),
+            values: values.unwrap_or(Json::Null),
             as_node,
             config,
         })
@@ -187,17 +186,19 @@ impl GraphSource for PythonSource {
                 .map(str::to_string)
                 .unwrap_or_else(|| "(LangGraph could not draw this graph)\n".into());
         }
-        let mut out = format!("graph {}  ({})\n", self.info.name, self.reference.label);
-        out.push_str(&format!(
-            "  Python {}: {} ({}{})\n",
-            self.info.kind,
-            self.interpreter.path.display(),
-            self.langgraph_version()
-                .map(|v| format!("langgraph {v}"))
-                .unwrap_or_default(),
-            if self.info.is_async { ", async" } else { "" }
-        ));
-        out.push_str("state:\n");
+        let mut text = GraphText {
+            title: format!("{}  ({})", self.info.name, self.reference.label),
+            about: vec![format!(
+                "Python {}: {} ({}{})",
+                self.info.kind,
+                self.interpreter.path.display(),
+                self.langgraph_version()
+                    .map(|v| format!("langgraph {v}"))
+                    .unwrap_or_default(),
+                if self.info.is_async { ", async" } else { "" }
+            )],
+            ..GraphText::default()
+        };
         for k in &self.shape.state_keys {
             let ch = &t["channels"][k];
             let kind = ch["kind"].as_str().unwrap_or("?");
@@ -206,39 +207,29 @@ impl GraphSource for PythonSource {
                 (k, Some(q)) => format!("{k}({q})"),
                 (k, None) => k.to_string(),
             };
-            out.push_str(&format!("  {k:<16} {r}\n"));
+            text.state.push((k.clone(), r));
         }
-        out.push_str("nodes:\n");
         for n in &self.shape.nodes {
             let mut marks = Vec::new();
             if self.shape.fixed_before.matches(&n.name) {
-                marks.push("break-before (compiled in)");
+                marks.push("break-before (compiled in)".to_string());
             }
             if self.shape.fixed_after.matches(&n.name) {
-                marks.push("break-after (compiled in)");
+                marks.push("break-after (compiled in)".to_string());
             }
             if t["subgraphs"]
                 .as_array()
                 .is_some_and(|s| s.iter().any(|x| x == n.name.as_str()))
             {
-                marks.push("subgraph");
+                marks.push("subgraph".to_string());
             }
-            out.push_str(&format!(
-                "  {:<16} -> {}{}\n",
-                n.name,
-                if n.successors.is_empty() {
-                    "(end)".to_string()
-                } else {
-                    n.successors.join(", ")
-                },
-                if marks.is_empty() {
-                    String::new()
-                } else {
-                    format!("   [{}]", marks.join(", "))
-                }
-            ));
+            text.nodes.push(NodeText {
+                name: n.name.clone(),
+                edges: n.successors.clone(),
+                marks,
+            });
         }
-        out
+        text.to_string()
     }
 
     fn gone(&self) -> Option<String> {

@@ -8,15 +8,11 @@ use super::protocol::{
     WireStart,
 };
 use super::reference::{PythonRef, Target};
-use crate::engine::update_state::AsNode;
-use crate::engine::{Input, Resume};
 use crate::snapshot::topology::Topology;
 use crate::source::{
-    inner_name, split_inner, GraphSource, RunOutcome, RunRequest, Shape, ShapeNode, SourceError,
-    Start, TaskOutput,
+    inner_name, split_inner, AsNode, Breakpoints, GraphSource, Input, Resume, RunOutcome,
+    RunRequest, Shape, ShapeNode, SourceError, Start, TaskOutput,
 };
-use crate::spec::model::Breakpoints;
-use crate::value::{to_view, ViewOptions};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -22,33 +22,19 @@ pub(super) fn event_re(e: &Event) -> Option<u64> {
 }
 
 pub(super) fn wire_input(input: &Input) -> WireInput {
-    let o = ViewOptions::default();
     match input {
-        Input::Value(v) => WireInput::Value {
-            value: to_view(v, o),
-        },
+        Input::Value(v) => WireInput::Value { value: v.clone() },
         Input::Continue => WireInput::Continue,
         Input::Command {
             update,
             goto,
             resume,
         } => WireInput::Command {
-            update: update.as_ref().map(|u| to_view(u, o)),
-            goto: goto
-                .iter()
-                .map(|g| {
-                    g.as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| g.to_string())
-                })
-                .collect(),
+            update: update.clone(),
+            goto: goto.clone(),
             resume: resume.as_ref().map(|r| match r {
-                Resume::Plain(v) => WireResume::Value {
-                    value: to_view(v, o),
-                },
-                Resume::Map(m) => WireResume::Map {
-                    map: m.iter().map(|(k, v)| (k.clone(), to_view(v, o))).collect(),
-                },
+                Resume::Plain(v) => WireResume::Value { value: v.clone() },
+                Resume::Map(m) => WireResume::Map { map: m.clone() },
             }),
         },
     }

@@ -22,7 +22,8 @@ mod start;
 mod subgraph;
 mod tick;
 
-pub use report::{Input, Pause, Resume, StepReport, TaskOutcome, TaskReport};
+pub use crate::source::types::{Pause, StepReport, TaskOutcome, TaskReport};
+pub use report::{Input, Resume};
 
 /// A loaded checkpoint row, its decoded blob and its pending writes `(task_id, channel, value)`.
 pub(crate) type Loaded = (CheckpointRow, Checkpoint, Vec<(String, String, Value)>);
@@ -81,7 +82,7 @@ pub struct Engine<'g> {
     /// Set when this engine runs a subgraph inside a parent task.
     nested: Option<Nested>,
     /// The loaded spec, for subgraph nodes.
-    loaded: Option<&'g crate::spec::LoadedGraph>,
+    loaded: Option<&'g crate::engine::loaded::LoadedGraph>,
     pub thread_id: String,
     pub ns: String,
     pub seed: u64,
@@ -142,7 +143,11 @@ impl<'g> Engine<'g> {
     }
 
     /// Bind a loaded spec (graph, code and its subgraphs) to a thread.
-    pub fn for_graph(lg: &'g crate::spec::LoadedGraph, store: Store, thread_id: &str) -> Self {
+    pub fn for_graph(
+        lg: &'g crate::engine::loaded::LoadedGraph,
+        store: Store,
+        thread_id: &str,
+    ) -> Self {
         let mut e = Engine::new(&lg.graph, &lg.code, store, thread_id);
         e.loaded = Some(lg);
         e
@@ -153,7 +158,7 @@ impl<'g> Engine<'g> {
     /// that namespace in the config (delegated to the subgraph). `None` when the spec has no
     /// such subgraph (LangGraph: `ValueError: Subgraph ... not found`).
     pub fn for_namespace(
-        lg: &'g crate::spec::LoadedGraph,
+        lg: &'g crate::engine::loaded::LoadedGraph,
         store: Store,
         thread_id: &str,
         ns: &str,

@@ -1,8 +1,7 @@
-//! What a run is fed (`Input`, `Resume`) and what a step reports (`StepReport`, `TaskReport`,
-//! `TaskOutcome`, `Pause`).
+//! What the engine's run is fed (`Input`, `Resume`: the engine's values; the graph-source
+//! interface's are JSON, converted in `engine::source`). What a step reports is the interface's
+//! (`crate::source::types`).
 
-use crate::engine::interrupts::{Effect, InterruptCall};
-use crate::value::Interrupt;
 use rmpv::Value;
 
 /// What to feed a run (`graph.invoke(input, config)`).
@@ -43,56 +42,4 @@ impl Input {
             resume: Some(Resume::Map(m)),
         }
     }
-}
-
-/// Why the run stopped (`None` in a report means it can go on).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Pause {
-    /// No task is triggered: the run is finished.
-    Done,
-    /// Static breakpoint before these nodes (nothing was run in this step).
-    Before(Vec<String>),
-    /// Static breakpoint after these nodes (their step's checkpoint is saved).
-    After(Vec<String>),
-    /// `interrupt()` in these tasks; the step has no checkpoint yet.
-    Interrupt(Vec<(String, Interrupt)>),
-    /// A node raised (after retries): `(node, repr)`; the step has no checkpoint.
-    Error(String, String),
-    /// `GraphRecursionError`.
-    RecursionLimit(i64),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum TaskOutcome {
-    /// Ran to completion with these writes.
-    Done,
-    /// A finished task from before a resume: its stored writes were reapplied, it did not run.
-    Reused,
-    Interrupted(Interrupt),
-    Error(String),
-}
-
-#[derive(Debug, Clone)]
-pub struct TaskReport {
-    pub id: String,
-    pub name: String,
-    /// LangGraph's task path (`["__pregel_pull", "b"]`), as the snapshot's `tasks[].path`.
-    pub path: Vec<crate::ids::PathPart>,
-    /// For a task that raised: where (the app's own frame first) and the traceback.
-    pub traceback: Option<String>,
-    pub outcome: TaskOutcome,
-    pub writes: Vec<(String, Value)>,
-    pub attempts: u32,
-    pub calls: Vec<InterruptCall>,
-    pub effects: Vec<Effect>,
-}
-
-/// What one `step()` did.
-#[derive(Debug, Clone)]
-pub struct StepReport {
-    pub step: i64,
-    pub tasks: Vec<TaskReport>,
-    /// The checkpoint written by this step, if any.
-    pub checkpoint: Option<String>,
-    pub pause: Option<Pause>,
 }

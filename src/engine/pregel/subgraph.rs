@@ -15,7 +15,7 @@ impl<'g> Engine<'g> {
     /// them when the parent resumes, and hands its final state back as the node's return value.
     pub(super) fn run_subgraph(
         &mut self,
-        child: &'g crate::spec::LoadedGraph,
+        child: &'g crate::engine::loaded::LoadedGraph,
         run: &Run,
         task: &Task,
         cx: &mut TaskContext,

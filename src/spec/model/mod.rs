@@ -28,8 +28,7 @@ mod nodes;
 mod parse;
 mod state;
 
-pub const START: &str = "__start__";
-pub const END: &str = "__end__";
+pub use crate::source::types::{Breakpoints, END, START};
 
 /// A spec error: the file, the key path, and what was expected.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -113,26 +112,6 @@ pub struct BranchSpec {
     pub path: String,
     /// Path result -> destination node (or END).
     pub path_map: Option<Vec<(Json, String)>>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Breakpoints {
-    None,
-    All,
-    Nodes(Vec<String>),
-}
-
-impl Breakpoints {
-    pub fn matches(&self, node: &str) -> bool {
-        match self {
-            Breakpoints::None => false,
-            Breakpoints::All => node != START,
-            Breakpoints::Nodes(n) => n.iter().any(|x| x == node),
-        }
-    }
-    pub fn is_empty(&self) -> bool {
-        matches!(self, Breakpoints::None) || matches!(self, Breakpoints::Nodes(n) if n.is_empty())
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

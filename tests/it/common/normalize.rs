@@ -310,7 +310,7 @@ pub struct Normalizer {
 }
 
 fn collect_children(
-    lg: &superstep::spec::LoadedGraph,
+    lg: &superstep::engine::loaded::LoadedGraph,
     prefix: &str,
     out: &mut std::collections::HashMap<String, GraphShape>,
 ) {
@@ -380,7 +380,7 @@ fn sort_sets(j: &mut Json) {
 }
 
 impl Normalizer {
-    pub fn new(lg: &superstep::spec::LoadedGraph) -> Self {
+    pub fn new(lg: &superstep::engine::loaded::LoadedGraph) -> Self {
         let mut children = std::collections::HashMap::new();
         collect_children(lg, "", &mut children);
         Normalizer {

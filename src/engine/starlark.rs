@@ -14,13 +14,13 @@
 //! | `random()`, `uuid4()`, `now()`, `llm(prompt)` | seeded nondeterminism (see `TaskContext::helper_u64`) |
 //! | `print(...)` | recorded as an effect named `print` |
 
-use crate::engine::{Arg, Failure, NodeCode, NodeError, NodeInput, TaskContext};
+use super::{Arg, Failure, NodeCode, NodeError, NodeInput, TaskContext};
 use crate::value::{to_view, ViewOptions};
 use rmpv::Value as RValue;
 use starlark::any::ProvidesStaticType;
 use starlark::environment::{FrozenModule, Globals, GlobalsBuilder, LibraryExtension, Module};
 use starlark::eval::Evaluator;
-use starlark::syntax::{AstModule, Dialect, DialectTypes};
+use starlark::syntax::AstModule;
 use starlark::values::dict::{AllocDict, DictRef};
 use starlark::values::float::StarlarkFloat;
 use starlark::values::list::{AllocList, ListRef};
@@ -36,15 +36,7 @@ use std::fmt;
 pub const MAX_TICKS: u64 = 5_000_000;
 pub const MAX_HEAP_BYTES: usize = 128 << 20;
 
-pub fn dialect() -> Dialect {
-    Dialect {
-        enable_top_level_stmt: true,
-        enable_f_strings: true,
-        enable_keyword_only_arguments: true,
-        enable_types: DialectTypes::ParseOnly,
-        ..Dialect::Standard
-    }
-}
+pub use crate::spec::dialect;
 
 /// `file:line:col: message` for a Starlark error.
 pub fn format_error(e: &starlark::Error) -> String {
@@ -489,8 +481,8 @@ impl StarlarkCode {
         let globals = globals();
         let ast =
             AstModule::parse(file, source.to_owned(), &dialect()).map_err(|e| format_error(&e))?;
-        let reads = super::reads::state_reads(&ast);
-        let mutates = super::aliasing::may_mutate(&ast);
+        let reads = crate::spec::reads::state_reads(&ast);
+        let mutates = crate::spec::aliasing::may_mutate(&ast);
         let module = Module::with_temp_heap(|module| -> starlark::Result<FrozenModule> {
             {
                 let mut eval = Evaluator::new(&module);

@@ -1,16 +1,20 @@
 //! The spec engine as a graph source: a graph spec (JSON + Starlark) stepped by
-//! `engine::Engine`, which writes LangGraph's rows itself.
+//! `engine::Engine`, which writes LangGraph's rows itself. The interface's values (the user's
+//! JSON) become the engine's here, and the engine's errors the interface's.
 
-use super::{GraphSource, RunOutcome, RunRequest, Shape, ShapeNode, SourceError, Start};
-use crate::engine::clock::{IdSource, SystemIds};
-use crate::engine::graph::Writer;
-use crate::engine::update_state::AsNode;
-use crate::engine::{Engine, Input};
+use super::clock::{IdSource, SystemIds};
+use super::graph::Writer;
+use super::loaded::LoadedGraph;
+use super::{Engine, EngineError};
 use crate::snapshot::topology::Topology;
-use crate::spec::model::Breakpoints;
-use crate::spec::LoadedGraph;
+use crate::source::graph_text::{GraphText, NodeText};
+use crate::source::{
+    AsNode, Breakpoints, GraphSource, Input, Resume, RunOutcome, RunRequest, Shape, ShapeNode,
+    SourceError, Start,
+};
 use crate::store::{Mode, Store};
-use crate::value::{to_view, ViewOptions};
+use crate::value::{from_view, to_view, ViewOptions};
+use serde_json::Value as Json;
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -142,12 +146,19 @@ impl GraphSource for SpecSource<'_> {
             e.checkpoint_map.clear();
         }
         let started = match req.start {
-            Start::Fresh { input, checkpoint } => e.start(input, checkpoint.as_deref()),
-            Start::Continue if !e.active() => e.start(Input::Continue, None),
+            Start::Fresh { input, checkpoint } => match engine_input(input) {
+                Ok(input) => e
+                    .start(input, checkpoint.as_deref())
+                    .map_err(SourceError::from),
+                Err(err) => Err(err),
+            },
+            Start::Continue if !e.active() => e
+                .start(super::Input::Continue, None)
+                .map_err(SourceError::from),
             Start::Continue => Ok(()),
         };
         if let Err(err) = started {
-            out.error = Some(err.into());
+            out.error = Some(err);
             return out;
         }
         let limit = req.steps.unwrap_or(usize::MAX);
@@ -174,9 +185,10 @@ impl GraphSource for SpecSource<'_> {
         &mut self,
         thread: &str,
         checkpoint: Option<&str>,
-        values: Option<rmpv::Value>,
+        values: Option<Json>,
         as_node: AsNode,
     ) -> Result<String, SourceError> {
+        let values = values.map(|v| engine_value(&v)).transpose()?;
         let r = self
             .engine_for(thread)?
             .update_state(checkpoint, values, as_node);
@@ -190,12 +202,13 @@ impl GraphSource for SpecSource<'_> {
         thread: &str,
         ns: &str,
         checkpoint: Option<&str>,
-        values: Option<rmpv::Value>,
+        values: Option<Json>,
         as_node: AsNode,
     ) -> Result<String, SourceError> {
         if ns.is_empty() {
             return self.update_state(thread, checkpoint, values, as_node);
         }
+        let values = values.map(|v| engine_value(&v)).transpose()?;
         // a run in progress is stale after an update: the next step starts afresh
         self.engine = None;
         let store = Store::open(&self.db, Mode::ReadWrite)
@@ -459,27 +472,29 @@ fn write_graph(lg: &LoadedGraph, mermaid: bool, out: &mut dyn Write) -> std::io:
         writeln!(out, "\tclassDef default fill:#f2f0ff,line-height:1.2\n\tclassDef first fill-opacity:0\n\tclassDef last fill:#bfb6fc")?;
         return Ok(());
     }
-    writeln!(out, "graph {}  ({})", s.name, lg.path.display())?;
-    if !s.description.is_empty() {
-        writeln!(out, "  {}", s.description)?;
-    }
-    writeln!(out, "state:")?;
+    let mut text = GraphText {
+        title: format!("{}  ({})", s.name, lg.path.display()),
+        about: (!s.description.is_empty())
+            .then(|| s.description.clone())
+            .into_iter()
+            .collect(),
+        ..GraphText::default()
+    };
     for k in &s.state {
         let r = match &k.reducer {
             crate::spec::model::ReducerSpec::LastValue => "last value".to_string(),
             crate::spec::model::ReducerSpec::Add => "add".to_string(),
             crate::spec::model::ReducerSpec::Code(f) => format!("reducer {f}()"),
         };
-        writeln!(out, "  {:<16} {r}", k.name)?;
+        text.state.push((k.name.clone(), r));
     }
-    writeln!(out, "nodes:")?;
     for n in &lg.graph.nodes {
         let mut marks = Vec::new();
         if s.interrupt_before.matches(&n.name) {
-            marks.push("break-before");
+            marks.push("break-before".to_string());
         }
         if s.interrupt_after.matches(&n.name) {
-            marks.push("break-after");
+            marks.push("break-after".to_string());
         }
         let mut edges: Vec<String> = Vec::new();
         for w in &n.writers {
@@ -524,21 +539,83 @@ fn write_graph(lg: &LoadedGraph, mermaid: bool, out: &mut dyn Write) -> std::io:
             ),
             CommandRoutes::None => {}
         }
-        writeln!(
-            out,
-            "  {:<16} -> {}{}",
-            n.name,
-            if edges.is_empty() {
-                "(end)".to_string()
-            } else {
-                edges.join(", ")
-            },
-            if marks.is_empty() {
-                String::new()
-            } else {
-                format!("   [{}]", marks.join(", "))
-            }
-        )?;
+        text.nodes.push(NodeText {
+            name: n.name.clone(),
+            edges,
+            marks,
+        });
     }
-    Ok(())
+    write!(out, "{text}")
+}
+
+/// A value the user gave (JSON, as the interface carries it) as the engine stores it.
+fn engine_value(j: &Json) -> Result<rmpv::Value, SourceError> {
+    from_view(j).map_err(|e| SourceError::message(format!("value cannot be stored: {e}"), ""))
+}
+
+/// The interface's input as the engine's.
+fn engine_input(input: Input) -> Result<super::Input, SourceError> {
+    Ok(match input {
+        Input::Value(v) => super::Input::Value(engine_value(&v)?),
+        Input::Continue => super::Input::Continue,
+        Input::Command {
+            update,
+            goto,
+            resume,
+        } => super::Input::Command {
+            update: update.as_ref().map(engine_value).transpose()?,
+            goto: goto.iter().map(|g| rmpv::Value::from(g.as_str())).collect(),
+            resume: match resume {
+                None => None,
+                Some(Resume::Plain(v)) => Some(super::Resume::Plain(engine_value(&v)?)),
+                Some(Resume::Map(m)) => Some(super::Resume::Map(
+                    m.iter()
+                        .map(|(k, v)| Ok((k.clone(), engine_value(v)?)))
+                        .collect::<Result<_, SourceError>>()?,
+                )),
+            },
+        },
+    })
+}
+
+/// An engine error as the interface reports it: an error of the graph (it ends the run: the
+/// CLI's exit 3) or a refused request, with what to do about it.
+impl From<EngineError> for SourceError {
+    fn from(e: EngineError) -> SourceError {
+        let message = e.to_string();
+        let hint = match &e {
+            EngineError::MultiplePendingInterrupts { pending } => format!(
+                "{} interrupts are pending ({}): LangGraph needs each answer keyed by interrupt id — press r and answer them one by one, or :resume ID=JSON",
+                pending.len(),
+                pending
+                    .iter()
+                    .map(|p| crate::text::head(p, 8).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            EngineError::EmptyInput(_) => {
+                "there is nothing to run with this input (no pending task and no new input)".into()
+            }
+            EngineError::UnknownInterrupt { .. } => {
+                "that interrupt is not pending any more: check the Interrupts pane".into()
+            }
+            EngineError::UnknownCheckpoint(_) => "pick a checkpoint listed in History".into(),
+            EngineError::InvalidUpdate(_) | EngineError::Update(_) => {
+                "the update does not fit the graph: pick as_node explicitly (u, then ↑/↓) or check the keys".into()
+            }
+            EngineError::Reducer { .. } => "a reducer rejected the value: check its type".into(),
+            EngineError::Store(_) => "the checkpoint file could not be read or written".into(),
+            _ => String::new(),
+        };
+        match e {
+            EngineError::InvalidUpdate(_)
+            | EngineError::Reducer { .. }
+            | EngineError::Raised(_) => SourceError::Graph {
+                message,
+                hint,
+                traceback: None,
+            },
+            _ => SourceError::Message { message, hint },
+        }
+    }
 }

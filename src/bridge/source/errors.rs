@@ -38,6 +38,16 @@ pub(super) fn wire_error(e: &WireError, hint: &str) -> SourceError {
     SourceError::message(format!("{}{at}", e.message), hint)
 }
 
+/// Whether a run's error is a save the bridge refused or could not make (`SaveFailed` in
+/// superstep_saves.py: the store locked, a value it cannot encode, the thread moved on by another
+/// writer, the file gone): the CLI's exit code 2, not 3 — the graph did not fail.
+pub(super) fn is_save_failure(e: &WireError) -> bool {
+    matches!(
+        e.kind.as_str(),
+        "locked" | "encode" | "thread_moved" | "missing" | "store_lost" | "save"
+    ) || !e.hint.is_empty()
+}
+
 /// The error a run ended on (`done.error`): the graph's, with its traceback — except LangGraph's
 /// refusals of the request itself (nothing to run, several interrupts answered without ids).
 pub(super) fn run_error(e: &WireError) -> SourceError {

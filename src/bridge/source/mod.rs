@@ -425,11 +425,12 @@ impl PythonSource {
                     let mut out = self.pending.take().unwrap().out;
                     out.checkpoint = checkpoint;
                     if let Some(e) = error {
-                        out.error = Some(if e.hint.is_empty() {
-                            run_error(&e)
-                        } else {
-                            // a failed save: the bridge says what became of the step
+                        out.error = Some(if is_save_failure(&e) {
+                            // a failed save: the bridge says what became of the step; the
+                            // store failed (or another writer moved the thread on), not the graph
                             wire_error(&e, &e.hint)
+                        } else {
+                            run_error(&e)
                         });
                     }
                     return Some(out);

@@ -9,41 +9,14 @@
 
 use crate::common;
 
+use crate::common::bridge::{bridge_dir as here, python, scenario};
 use common::normalize::{
     first_diff, null_raced_message_ids, relabel_random_ids, store_items, Normalizer,
 };
 use serde_json::{json, Value as Json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use superstep::store::{Mode, Store};
-
-fn python() -> PathBuf {
-    match std::env::var_os("SUPERSTEP_TEST_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => panic!(
-            "SUPERSTEP_TEST_PYTHON is not set: these tests need a Python with LangGraph 1.2.x \
-             (.ci/run sets it; locally: SUPERSTEP_TEST_PYTHON=/work/venvs/oracle/bin/python \
-             cargo test --test it -- --ignored bridge_apps::)"
-        ),
-    }
-}
-
-fn here() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bridge")
-}
-
-fn scenario(name: &str) -> Json {
-    let all: Json =
-        serde_json::from_str(&std::fs::read_to_string(here().join("scenarios.json")).unwrap())
-            .unwrap();
-    all["scenarios"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == name)
-        .cloned()
-        .unwrap_or_else(|| panic!("no scenario {name}"))
-}
 
 /// superstep with the pinned interpreter, in `cwd`.
 pub fn superstep_in(cwd: &Path, args: &[&str]) -> Output {

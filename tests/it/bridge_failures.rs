@@ -10,6 +10,7 @@
 
 use crate::common;
 
+use crate::common::bridge::python;
 use common::superstep;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -84,12 +85,6 @@ fn bad_references_exit_2_and_write_nothing() {
 }
 
 // ---- with Python -------------------------------------------------------------------------------
-
-fn python() -> PathBuf {
-    PathBuf::from(std::env::var_os("SUPERSTEP_TEST_PYTHON").unwrap_or_else(|| {
-        panic!("SUPERSTEP_TEST_PYTHON is not set: these tests need a Python with LangGraph 1.2.x (.ci/run sets it)")
-    }))
-}
 
 fn graphs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bridge/graphs")

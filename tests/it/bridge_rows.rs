@@ -19,44 +19,17 @@
 
 use crate::common;
 
+use crate::common::bridge::{bridge_dir as here, python, scenario as scenario_json};
 use common::bridge::fresh_pg;
 use common::normalize::{first_diff, Normalizer};
 use serde_json::{json, Value as Json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use superstep::bridge::{GraphRef, Interpreter, PythonSource};
 use superstep::inspect::Thread;
 use superstep::source::{inner_name, GraphSource, Input, Pause, RunOutcome, RunRequest, Start};
 use superstep::spec::model::Breakpoints;
 use superstep::store::{Mode, Store};
 use superstep::value::{to_view, ViewOptions};
-
-fn python() -> PathBuf {
-    match std::env::var_os("SUPERSTEP_TEST_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => panic!(
-            "SUPERSTEP_TEST_PYTHON is not set: these tests need a Python with LangGraph 1.2.x \
-             (.ci/run sets it to the pinned venv; locally: SUPERSTEP_TEST_PYTHON=/work/venv-oracle/bin/python \
-             cargo test --test it -- --ignored bridge_rows::)"
-        ),
-    }
-}
-
-fn here() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bridge")
-}
-
-fn scenario_json(name: &str) -> Json {
-    let all: Json =
-        serde_json::from_str(&std::fs::read_to_string(here().join("scenarios.json")).unwrap())
-            .unwrap();
-    all["scenarios"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == name)
-        .cloned()
-        .unwrap_or_else(|| panic!("no scenario {name}"))
-}
 
 /// The op's breakpoints as superstep names them: the root's (`key`), then those inside
 /// subgraphs (`sub_<key>`: path -> nodes or `"*"`) as `inner|ask` / `inner|*`.

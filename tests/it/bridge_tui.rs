@@ -5,17 +5,12 @@
 //! `SUPERSTEP_TEST_PYTHON`. Checkpoint, task and interrupt ids are LangGraph's (time-based), so
 //! every run of 8+ hex characters is masked before the frame is compared.
 
-use std::path::{Path, PathBuf};
+use crate::common::bridge::python;
+use std::path::Path;
 use std::process::Command;
 
 use crate::common::mask_ids;
 use crate::common::snapshot_settings as settings;
-
-fn python() -> PathBuf {
-    PathBuf::from(std::env::var_os("SUPERSTEP_TEST_PYTHON").unwrap_or_else(|| {
-        panic!("SUPERSTEP_TEST_PYTHON is not set: these tests need a Python with LangGraph 1.2.x (.ci/run sets it)")
-    }))
-}
 
 fn frame(graph: &str, keys: &str, dir: &Path) -> String {
     let r = format!("{}/tests/bridge/graphs/{graph}", env!("CARGO_MANIFEST_DIR"));

@@ -4,10 +4,11 @@
 //! as the TUI goes on with it) writes the rows of a straight run — for the twin, a plain
 //! LangGraph `invoke` (ids normalised, as the differential suite compares them).
 
+use crate::common::bridge::python;
 use crate::common::normalize::{first_diff, Normalizer};
 use crate::common::{dir_state, stderr, stdout, superstep};
 use serde_json::Value as Json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use superstep::bridge::{GraphRef, Interpreter, PythonSource};
 use superstep::compare::breaker;
 use superstep::compare::expr::Expr;
@@ -23,15 +24,6 @@ fn repo(p: &str) -> String {
         .join(p)
         .to_string_lossy()
         .into_owned()
-}
-
-fn python() -> PathBuf {
-    match std::env::var_os("SUPERSTEP_TEST_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => panic!(
-            "SUPERSTEP_TEST_PYTHON is not set: this test needs a Python with LangGraph 1.2.x (.ci/run sets it)"
-        ),
-    }
 }
 
 /// `superstep ARGS --db DB --json` (the run must succeed).

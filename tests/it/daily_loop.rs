@@ -4,17 +4,12 @@
 //! Tests that run Python are `#[ignore]`d: `.ci/run` runs them with `--ignored` and
 //! `SUPERSTEP_TEST_PYTHON` set to the pinned venv. Without it they fail loudly.
 
+use crate::common::bridge::python;
 use crate::common::{stderr, stdout, superstep};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 use superstep::bridge::{GraphRef, Interpreter, PythonSource};
-
-fn python() -> PathBuf {
-    PathBuf::from(std::env::var_os("SUPERSTEP_TEST_PYTHON").unwrap_or_else(|| {
-        panic!("SUPERSTEP_TEST_PYTHON is not set: these tests need a Python with LangGraph 1.2.x (.ci/run sets it)")
-    }))
-}
 
 fn graphs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bridge/graphs")

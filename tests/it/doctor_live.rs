@@ -7,6 +7,7 @@
 //! one test at a time there (`--test-threads 1`: a database is copied as a template, which no
 //! other session may be using).
 
+use crate::common::bridge::python;
 use crate::common::{fixture, stderr, stdout, superstep};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
@@ -19,14 +20,6 @@ fn json_of(o: &std::process::Output) -> Json {
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
-}
-
-fn python() -> PathBuf {
-    std::env::var_os("SUPERSTEP_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            panic!("SUPERSTEP_TEST_PYTHON is not set: these tests need the pinned venv (.ci/run sets it)")
-        })
 }
 
 /// The directory gen_doctor.py wrote (default: the committed fixtures), and the store in it:

@@ -12,6 +12,26 @@ pub fn python() -> PathBuf {
     }))
 }
 
+/// `tests/bridge/`: the graphs, apps and scenarios the bridge tests play.
+pub fn bridge_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bridge")
+}
+
+/// Scenario `name` of `tests/bridge/scenarios.json`.
+pub fn scenario(name: &str) -> serde_json::Value {
+    let all: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(bridge_dir().join("scenarios.json")).unwrap(),
+    )
+    .unwrap();
+    all["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no scenario {name}"))
+}
+
 /// `tests/bridge/graphs/<file>:<attr>`.
 pub fn graph(file: &str, attr: &str) -> String {
     format!(
